@@ -141,13 +141,44 @@ export function parseIntOption(name: string, min: number, max: number) {
   };
 }
 
-export function oneOf<T extends string>(name: string, values: readonly T[]) {
+export function oneOf<T extends string>(
+  name: string,
+  values: readonly T[],
+  hint?: (value: string) => string,
+) {
   return (value: string): T => {
     if (!(values as readonly string[]).includes(value))
-      throw new UsageError(`${name} must be one of ${values.join(', ')}, got ${JSON.stringify(value)}`);
+      throw new UsageError(
+        `${name} must be one of ${values.join(', ')}, got ${JSON.stringify(value)}${hint?.(value) ?? ''}`,
+      );
     return value as T;
   };
 }
+
+const RUNTIME_IDS = ['python', 'node', 'bun', 'deno'] as const;
+const LANGUAGES = ['python', 'js', 'ts'] as const;
+
+/**
+ * A script language option (`--lang`, `--language`): a runtime given instead (`--lang bun`) is told
+ * which flag picks it. Before, it said only "must be one of python, js, ts".
+ */
+export const languageArg = (name: string, runtimeFlag?: string) =>
+  oneOf(name, LANGUAGES, (v) =>
+    (RUNTIME_IDS as readonly string[]).includes(v)
+      ? ` (${v} is a runtime, not a language: its scripts are js or ts; ${runtimeFlag ? `pick the runtime with ${runtimeFlag} ${v}` : `toolsmith exec FILE --runtime ${v} runs a script on it`})`
+      : '',
+  );
+
+/**
+ * A runtime option (`--runtime`): a language given instead (`--runtime ts`) is told where a language
+ * comes from. Before, it said only "must be one of python, node, bun, deno".
+ */
+export const runtimeArg = (name: string, languageFrom: string) =>
+  oneOf(name, RUNTIME_IDS, (v) =>
+    ['js', 'ts', 'javascript', 'typescript'].includes(v)
+      ? ` (${v} is a language, not a runtime: ${languageFrom}; js and ts run on node, bun or deno)`
+      : '',
+  );
 
 /**
  * `--timeout-ms` and `--retries`, the LLM requests' `timeout_ms` and `max_retries` for one `run` or
@@ -178,7 +209,7 @@ export function languageAlias(cmd: Command, shown: 'lang' | 'language'): Command
     cmd
       .createOption(`--${other} <${other}>`)
       .hideHelp()
-      .argParser(oneOf(`--${other}`, ['python', 'js', 'ts'] as const)),
+      .argParser(languageArg(`--${other}`)),
   );
   return cmd.hook('preAction', (c) => {
     const v = c.getOptionValue(other) as string | undefined;

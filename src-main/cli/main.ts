@@ -270,6 +270,57 @@ export function unknownCommandLine(program: Command, argv: string[], message: st
   return `${message}; ${['toolsmith', ...path].join(' ')} commands: ${names.join(', ')}`;
 }
 
+/** The command `argv` addresses (its verb, or a group's subcommand), options and their values skipped. */
+function addressed(program: Command, argv: string[]): Command {
+  let cmd = program;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] ?? '';
+    if (a === '--') break;
+    if (a.startsWith('-')) {
+      const opt = [...cmd.options, ...program.options].find((o) => o.long === a || o.short === a);
+      if (opt && (opt.required || opt.optional)) i++;
+      continue;
+    }
+    const sub = cmd.commands.find((c) => c.name() === a || c.aliases().includes(a));
+    if (sub) cmd = sub;
+  }
+  return cmd;
+}
+
+/**
+ * commander's "unknown option '--x'" with what to type instead: its own "(Did you mean --y?)", which is
+ * on a second line and was dropped, and, for a language option given to a verb that takes a runtime
+ * (`exec --lang bun`) or a runtime given to one that takes a language (`run --runtime bun`), the verb's
+ * own flag. Before, each said only "unknown option '--lang'".
+ */
+export function unknownOptionLine(program: Command, argv: string[], message: string): string {
+  const [first = message, ...rest] = message.split('\n');
+  const line = first.replace(/^error: /, '');
+  const name = /unknown option '([^'=]+)/.exec(line)?.[1];
+  const cmd = addressed(program, argv);
+  // (the flag its help shows: `--lang` and `--language` are one option, the other hidden)
+  const shown = (flags: string[]) =>
+    cmd.options.find((o) => !o.hidden && o.long !== undefined && flags.includes(o.long))?.long;
+  const path: string[] = [];
+  for (let c: Command | null = cmd; c && c !== program; c = c.parent) path.unshift(c.name());
+  const verb = ['toolsmith', ...path].join(' ');
+  const at = argv.indexOf(name ?? '');
+  const given = at >= 0 ? argv[at + 1] : undefined;
+  const runtime = shown(['--runtime']);
+  const language = shown(['--lang', '--language']);
+  if ((name === '--lang' || name === '--language') && runtime) {
+    const pick =
+      given && ['python', 'node', 'bun', 'deno'].includes(given)
+        ? `give ${runtime} ${given}`
+        : `give ${runtime} python|node|bun|deno`;
+    return `${line}: ${verb} takes no language (a script's language comes from its file name: .py, .js, .ts); to pick the runtime that runs it, ${pick}`;
+  }
+  if (name === '--runtime' && language)
+    return `${line}: ${verb} takes a script language, ${language} python|js|ts, not a runtime (js and ts scripts run on node; toolsmith exec FILE --runtime bun|deno runs one on another)`;
+  const mean = rest.map((l) => /^\(Did you mean (.+)\?\)$/.exec(l.trim())?.[1]).find((x) => x);
+  return mean ? `${line}: did you mean ${mean}?` : line;
+}
+
 function allCommands(c: Command): Command[] {
   return c.commands.flatMap((s) => [s, ...allCommands(s)]);
 }
@@ -403,6 +454,8 @@ export async function main(
       }
       if (e.code === 'commander.unknownCommand' && program)
         return said(unknownCommandLine(program, argv, firstLine(e.message)), 'usage', 2);
+      if (e.code === 'commander.unknownOption' && program)
+        return said(unknownOptionLine(program, argv, e.message), 'usage', 2);
       return said(firstLine(e.message), 'usage', 2);
     }
     if (e instanceof UsageError || e instanceof InvalidArgumentError)

@@ -6,7 +6,7 @@ import type { JsonValue } from '../../core/tools/model.ts';
 import { callShape } from '../../core/tools/call-shape.ts';
 import { checkArguments } from '../../core/lang/signature.ts';
 import type { LiteralType } from '../../core/lang/signature.ts';
-import { json, oneOf, parseIntOption, UsageError } from '../context.ts';
+import { json, runtimeArg, parseIntOption, UsageError } from '../context.ts';
 import type { CliContext } from '../context.ts';
 import { readInput, sandboxOf } from './validate.ts';
 import { ToolsmithError } from '../../app/errors.ts';
@@ -114,7 +114,7 @@ export function registerExec(program: Command, ctx: CliContext): void {
     .option(
       '--runtime <runtime>',
       'python | node | bun | deno (default: from the file name, else python; never guessed from the code; bun and deno must be enabled in .toolsmith/config.toml)',
-      oneOf('--runtime', ['python', 'node', 'bun', 'deno'] as const),
+      runtimeArg('--runtime', "a script's language comes from its file name (.py, .js, .ts)"),
     )
     .option('--no-validate', 'skip the host validator (the worker still re-checks its core rules)')
     .option('--timeout <s>', 'seconds (default 300, max 600)', parseIntOption('--timeout', 1, 600))

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
-import { oneOf, UsageError } from '../context.ts';
+import { runtimeArg, UsageError } from '../context.ts';
 import type { CliContext } from '../context.ts';
 
 /** The runtimes a sandbox has dependency files for (python when none). */
@@ -26,7 +26,7 @@ export function registerImage(program: Command, ctx: CliContext): void {
     .option(
       '--runtime <runtime>',
       'python | node | bun | deno (bun and deno download their pinned binary from the npm registry once); default python, or with --sandbox every runtime the sandbox has dependencies for',
-      oneOf('--runtime', ['python', 'node', 'bun', 'deno'] as const),
+      runtimeArg('--runtime', 'an image is built for a runtime'),
     )
     .option('--sandbox <name>', "also build the sandbox's derived image (requirements.txt, package.json)")
     .action(async (o: { runtime?: 'python' | 'node' | 'bun' | 'deno'; sandbox?: string }, cmd: Command) => {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { ScriptLanguage } from '../../core/lang/violation.ts';
-import { json, oneOf, parseIntOption, UsageError } from '../context.ts';
+import { json, languageArg, parseIntOption, UsageError } from '../context.ts';
 import type { CliContext } from '../context.ts';
 import { readInput, sandboxOf } from './validate.ts';
 
@@ -14,7 +14,7 @@ export function registerPrompt(program: Command, ctx: CliContext): void {
       "the sandbox whose tools the script may call (default: the workspace's default_sandbox, else its first)",
     )
     .option('--kit <name>', 'only the tools of this kit')
-    .option('--lang <lang>', 'python | js | ts', oneOf('--lang', ['python', 'js', 'ts'] as const), 'python')
+    .option('--lang <lang>', 'python | js | ts', languageArg('--lang'), 'python')
     .option(
       '--attempt <n>',
       'attempt number (> 1 with --previous-script makes a retry prompt)',

@@ -18,7 +18,7 @@ import type { RunSortKey } from '../../core/records/sort.ts';
 import type { ScriptLanguage } from '../../core/lang/violation.ts';
 import { ToolsmithError } from '../../app/errors.ts';
 import { retryLine } from '../../app/run-view.ts';
-import { json, llmRequestOptions, oneOf, parseIntOption, UsageError } from '../context.ts';
+import { json, llmRequestOptions, languageArg, oneOf, parseIntOption, UsageError } from '../context.ts';
 import type { CliContext } from '../context.ts';
 import { onStop, signalExitCode, stopReason } from '../signals.ts';
 import type { StopSignal } from '../signals.ts';
@@ -239,7 +239,7 @@ export function registerRun(program: Command, ctx: CliContext): void {
         oneOf('--mode', ['plan', 'interactive'] as const),
         'plan',
       )
-      .option('--lang <lang>', 'python | js | ts', oneOf('--lang', ['python', 'js', 'ts'] as const), 'python')
+      .option('--lang <lang>', 'python | js | ts', languageArg('--lang'), 'python')
       .option('--provider <id>', 'a configured provider (or the id for --base-url)')
       .option('--base-url <url>', 'an OpenAI-compatible (or, with --kind anthropic, Anthropic) endpoint')
       .option(

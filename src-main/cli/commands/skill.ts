@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { SkillTest } from '../../core/skills/skill.ts';
 import { formatGrade } from '../../core/tools/grade.ts';
 import type { SkillTestResult } from '../../app/skills.ts';
-import { json, oneOf, UsageError } from '../context.ts';
+import { json, languageArg, UsageError } from '../context.ts';
 import { skillLanguageOf } from '../../core/skills/shape.ts';
 import { visible } from '../../core/text/visible.ts';
 import type { SkillLanguage } from '../../core/skills/skill.ts';
@@ -72,7 +72,7 @@ export function registerSkill(program: Command, ctx: CliContext): void {
     .option(
       '--language <language>',
       "python | js | ts (default: by the file's extension .py/.js/.ts, else the saved skill's, else python)",
-      oneOf('--language', ['python', 'js', 'ts'] as const),
+      languageArg('--language'),
     )
     .option(
       '--case <json>',

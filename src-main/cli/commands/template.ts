@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { SlotType } from '../../core/templates/template.ts';
-import { json, oneOf, parseIntOption, UsageError } from '../context.ts';
+import { json, languageArg, parseIntOption, UsageError } from '../context.ts';
 import type { CliContext } from '../context.ts';
 import { readInput, sandboxOf } from './validate.ts';
 import { visible } from '../../core/text/visible.ts';
@@ -34,7 +34,7 @@ export function registerTemplate(program: Command, ctx: CliContext): void {
       "the sandbox (default: the run's; with --file, the workspace's default_sandbox, else its first)",
     )
     .option('--kit <name>', "the kit (default: the run's)")
-    .option('--lang <lang>', 'python | js | ts', oneOf('--lang', ['python', 'js', 'ts'] as const))
+    .option('--lang <lang>', 'python | js | ts', languageArg('--lang'))
     .option(
       '--example <intent>',
       'an example intent for `template test`; repeatable',

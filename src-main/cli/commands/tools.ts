@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { kitToolView } from '../../core/kits/kit.ts';
 import { openAiFunctionSchema, toolJsonSchema } from '../../core/tools/schema.ts';
 import { toolsPrompt } from '../../core/tools/prompt.ts';
-import { json, oneOf } from '../context.ts';
+import { json, languageArg, oneOf } from '../context.ts';
 import { visible } from '../../core/text/visible.ts';
 import type { CliContext } from '../context.ts';
 
@@ -23,7 +23,7 @@ export function registerTools(program: Command, ctx: CliContext): void {
     .option(
       '--language <language>',
       'python | js | ts: the signatures as its scripts write the calls, and whose skills follow the tools',
-      oneOf('--language', ['python', 'js', 'ts'] as const),
+      languageArg('--language'),
       'python',
     )
     .action(

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { languageOfFile } from '../../core/lang/validate-lazy.ts';
 import { loadCliValidator } from '../validator-bundle.ts';
 import type { ScriptLanguage } from '../../core/lang/violation.ts';
-import { NO_SANDBOX_HINT, oneOf, UsageError } from '../context.ts';
+import { NO_SANDBOX_HINT, languageArg, UsageError } from '../context.ts';
 import { snapshotKey } from '../sandboxes-cache.ts';
 import { hasUnknownCall, snapshotTools, validationText, workspaceDirOf } from '../validate-early.ts';
 import type { CliContext } from '../context.ts';
@@ -54,7 +54,7 @@ export function registerValidate(program: Command, ctx: CliContext): void {
     .option(
       '--lang <lang>',
       'python | js | ts (default: from the file name, else python)',
-      oneOf('--lang', ['python', 'js', 'ts'] as const),
+      languageArg('--lang'),
     )
     .option(
       '--sandbox <name>',

@@ -57,3 +57,63 @@ describe('--lang and --language', () => {
     expect(h.out).not.toMatch(/--language/);
   });
 });
+
+describe('a runtime where a language goes, and the other way around', () => {
+  it('exec --lang bun names --runtime bun (before: only "unknown option \'--lang\'")', async () => {
+    const r = await runToolsmith(ws, ['exec', script, '--lang', 'bun']);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe(
+      "toolsmith: unknown option '--lang': toolsmith exec takes no language (a script's language comes from its file name: .py, .js, .ts); to pick the runtime that runs it, give --runtime bun\n",
+    );
+    const ts = await runToolsmith(ws, ['exec', script, '--language', 'ts']);
+    expect(ts.err).toMatch(/takes no language .*give --runtime python\|node\|bun\|deno$/m);
+  });
+
+  it('--lang deno on a verb that takes a language says deno is a runtime and where one is picked', async () => {
+    for (const [args, flag] of [
+      [['validate', script, '--lang', 'deno'], '--lang'],
+      [['prompt', '--task', 'x', '--lang', 'deno'], '--lang'],
+      [['tools', '--sandbox', 'ecommerce', '--language', 'deno'], '--language'],
+    ] as const) {
+      const r = await runToolsmith(ws, [...args]);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.err, args.join(' ')).toContain(
+        `${flag} must be one of python, js, ts, got "deno" (deno is a runtime, not a language: its scripts are js or ts; toolsmith exec FILE --runtime deno runs a script on it)`,
+      );
+    }
+  });
+
+  it('exec --runtime ts says ts is a language and where it comes from', async () => {
+    const r = await runToolsmith(ws, ['exec', script, '--runtime', 'ts']);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(
+      `--runtime must be one of python, node, bun, deno, got "ts" (ts is a language, not a runtime: a script's language comes from its file name (.py, .js, .ts); js and ts run on node, bun or deno)`,
+    );
+  });
+
+  it("run --runtime bun and skill create --runtime node name the verb's language flag as its help shows it", async () => {
+    const run = await runToolsmith(ws, ['run', 'x', '--runtime', 'bun']);
+    expect(run.code).toBe(2);
+    expect(run.err).toMatch(
+      /unknown option '--runtime': toolsmith run takes a script language, --lang python\|js\|ts, not a runtime/,
+    );
+    const skill = await runToolsmith(ws, [
+      'skill',
+      'create',
+      'x',
+      '--sandbox',
+      'ecommerce',
+      '--file',
+      script,
+      '--runtime',
+      'node',
+    ]);
+    expect(skill.err).toMatch(/toolsmith skill create takes a script language, --language python\|js\|ts/);
+  });
+
+  it('an unknown option keeps commander\'s "did you mean" (before: dropped with its second line)', async () => {
+    const r = await runToolsmith(ws, ['exec', script, '--sandbx', 'ecommerce']);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe("toolsmith: unknown option '--sandbx': did you mean --sandbox?\n");
+  });
+});
