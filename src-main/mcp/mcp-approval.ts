@@ -4,7 +4,7 @@
  * the elicitation capability cannot ask anyone, so the call is refused with how to allow it.
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ElicitResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { ApprovalAsk, ApprovalRequest } from '../core/tools/approval.ts';
 import { errorMessage } from '../core/errors.ts';
 
@@ -35,6 +35,37 @@ export function approvalMessage(r: ApprovalRequest): string {
   ].join('\n');
 }
 
+/** The elicitation result a yes/no question with one boolean field `field` expects, in words. */
+export const expectedReply = (field: string): string =>
+  `a result {"action": "accept" | "decline" | "cancel", "content": {"${field}": true | false}} (content with "accept")`;
+
+/**
+ * Why a client's reply to elicitation/create was refused when it was of the wrong shape (the SDK's
+ * check of the result, or of its content against the requested schema), with what was expected; else
+ * undefined (no answer at all: a timeout, a closed connection). Before, the SDK's issue list was the
+ * error: save_skill ended as an `internal` error quoting it, and a tool call's approval said "the client
+ * did not answer".
+ */
+export function malformedReply(e: unknown, field: string): string | undefined {
+  const issues = (e as { issues?: unknown } | undefined)?.issues;
+  let why: string | undefined;
+  if (e instanceof Error && Array.isArray(issues))
+    why = (issues as { path?: PropertyKey[]; message?: string }[])
+      .map(
+        (i) => `${i.path?.length ? i.path.map(String).join('.') : 'the result'}: ${i.message ?? 'invalid'}`,
+      )
+      .join('; ');
+  else if (
+    e instanceof McpError &&
+    e.code === (ErrorCode.InvalidParams as number) &&
+    /elicitation response content/i.test(e.message)
+  )
+    why = e.message.replace(/^MCP error -?\d+: /, '');
+  return why === undefined
+    ? undefined
+    : `the client's reply to elicitation/create was malformed (${why}): expected ${expectedReply(field)}`;
+}
+
 /** The asker of one MCP tool request (its handler's `extra`). */
 export function elicitApproval(extra: object): ApprovalAsk {
   return async (r, signal) => {
@@ -60,13 +91,24 @@ export function elicitApproval(extra: object): ApprovalAsk {
       );
       if (answer.action === 'accept' && answer.content?.['approve'] === true)
         return { approved: true, via: 'mcp' };
+      // An accept whose content has no yes or no (`approve` missing, or "yes") is no answer of the form.
+      if (answer.action === 'accept' && typeof answer.content?.['approve'] !== 'boolean')
+        return {
+          approved: false,
+          via: 'mcp',
+          reason: `the client's reply to elicitation/create was malformed (content.approve: ${answer.content?.['approve'] === undefined ? 'missing' : `${JSON.stringify(answer.content['approve'])}, not a boolean`}): expected ${expectedReply('approve')}`,
+        };
       return {
         approved: false,
         via: 'mcp',
         reason: answer.action === 'accept' ? 'refused by the person' : `the person chose ${answer.action}`,
       };
     } catch (e) {
-      return { approved: false, via: 'mcp', reason: `the client did not answer: ${errorMessage(e)}` };
+      return {
+        approved: false,
+        via: 'mcp',
+        reason: malformedReply(e, 'approve') ?? `the client did not answer: ${errorMessage(e)}`,
+      };
     }
   };
 }

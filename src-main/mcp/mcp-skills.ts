@@ -8,6 +8,7 @@ import { toolConfig } from './mcp-meta.ts';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { ToolsmithError } from '../app/errors.ts';
+import { expectedReply, malformedReply } from './mcp-approval.ts';
 import type { ToolsmithService } from '../app/service.ts';
 import type { SkillTest } from '../core/skills/skill.ts';
 import { errorMessage } from '../core/errors.ts';
@@ -76,16 +77,27 @@ export function registerSkillTools(server: McpServer, svc: ToolsmithService): vo
             'refused',
             'saving a skill needs a person to confirm it, and this MCP client cannot ask (no elicitation); save it in the workbench or with `toolsmith skill create`',
           );
-        const answer = await server.server.elicitInput({
-          // The source as it will run: bidirectional overrides and isolates (which reorder how a line
-          // reads: "Trojan Source") and control characters shown as escapes, not acting on the question.
-          message: `Save the ${language === 'python' ? 'Python' : language.toUpperCase()} skill ${visible(sandbox)}/${name}${replace ? ' (a new version)' : ''}? Every later script of this sandbox may call it.\n\n${visible(source)}`,
-          requestedSchema: {
-            type: 'object',
-            properties: { confirm: { type: 'boolean', title: 'Save this skill' } },
-            required: ['confirm'],
-          },
-        });
+        const answer = await server.server
+          .elicitInput({
+            // The source as it will run: bidirectional overrides and isolates (which reorder how a line
+            // reads: "Trojan Source") and control characters shown as escapes, not acting on the question.
+            message: `Save the ${language === 'python' ? 'Python' : language.toUpperCase()} skill ${visible(sandbox)}/${name}${replace ? ' (a new version)' : ''}? Every later script of this sandbox may call it.\n\n${visible(source)}`,
+            requestedSchema: {
+              type: 'object',
+              properties: { confirm: { type: 'boolean', title: 'Save this skill' } },
+              required: ['confirm'],
+            },
+          })
+          .catch((e: unknown) => {
+            const malformed = malformedReply(e, 'confirm');
+            if (malformed) throw new ToolsmithError('invalid_argument', `${malformed}; nothing was saved`);
+            throw e;
+          });
+        if (answer.action === 'accept' && typeof answer.content?.['confirm'] !== 'boolean')
+          throw new ToolsmithError(
+            'invalid_argument',
+            `the client's reply to elicitation/create was malformed (content.confirm: missing): expected ${expectedReply('confirm')}; nothing was saved`,
+          );
         if (answer.action !== 'accept' || answer.content?.['confirm'] !== true)
           throw new ToolsmithError(
             'refused',
