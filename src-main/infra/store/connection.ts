@@ -533,6 +533,11 @@ const CHECK_MS = 50;
 const WATCH_MS = 250;
 /** How long an overwritten file must stay unchanged before it is acted on (a copy still going on). */
 const STABLE_MS = 300;
+/**
+ * How long a statement waits, at most, for a file that looks overwritten to stay the same and be acted
+ * on (see StoreConnection.awaitOverwrite) before it is refused.
+ */
+const OVERWRITE_WAIT_MS = 10_000;
 /** The WAL is checkpointed by the store (not by SQLite's auto-checkpoint) past this many frames. */
 const CHECKPOINT_FRAMES = 1000;
 
@@ -704,7 +709,7 @@ export class StoreConnection implements Guard {
   private samplePages: number[] = [];
   private sample: Buffer[] = [];
   /** An overwrite seen and not yet acted on: the file's size and time, and since when (see overwritten). */
-  private suspect: { size: number; mtime: number; at: number } | undefined;
+  private suspect: { size: number; mtime: number; at: number; verdict: string } | undefined;
   /** What the file was overwritten with, in words (see overwritten), for the reopen's line. */
   private overwrittenWith = '';
   /** The periodic check (see watch). */
@@ -858,7 +863,7 @@ export class StoreConnection implements Guard {
     const t = performance.now();
     const s = this.suspect;
     if (!s || s.size !== size || s.mtime !== mtime) {
-      this.suspect = { size, mtime, at: t };
+      this.suspect = { size, mtime, at: t, verdict };
       return undefined;
     }
     if (t - s.at < STABLE_MS) return undefined;
@@ -1017,18 +1022,47 @@ export class StoreConnection implements Guard {
 
   /**
    * Checks the files (at most every CHECK_MS unless `force`: a write to a file replaced within that
-   * window is written again to the new file with the rest of this process's runs).
+   * window is written again to the new file with the rest of this process's runs). A file that looks
+   * overwritten is waited for (see awaitOverwrite) unless `wait` is false (a look alone, as the watch's).
    */
-  check(force: boolean): void {
+  check(force: boolean, wait = true): void {
     if (!this.dbId || this.checking) return;
     const t = performance.now();
-    if (!force && t - this.lastCheck < CHECK_MS) return;
+    // (never skipped while the file looks overwritten: see awaitOverwrite)
+    if (!force && !this.suspect && t - this.lastCheck < CHECK_MS) return;
     this.lastCheck = t;
-    const why = this.changed();
+    const why = this.changed() ?? (this.suspect && wait ? this.awaitOverwrite() : undefined);
     if (why) this.reopen(why);
     // While the file looks overwritten (waiting for it to stay the same), it is not seen whole: a run
     // that ends meanwhile is still carried to the content there once acted on.
     else if (!this.suspect) this.okAt = steadyNow();
+  }
+
+  /**
+   * A statement while the file looks overwritten and is not yet acted on (see overwritten: it must stay
+   * the same STABLE_MS, a copy may still be going on): it waits, the file looked at again and again,
+   * until the overwrite is acted on (the store opened again on the new content, where the statement then
+   * runs) or the file is found not overwritten after all. Before, a write in that wait went to the old
+   * content's write-ahead log, which the reopen empties: an import, a suite run, a template's counter,
+   * a deleted run made then were lost without a word (runs in flight alone are carried from memory). A
+   * file still changing after OVERWRITE_WAIT_MS refuses the statement, naming why.
+   */
+  private awaitOverwrite(): ReplacedWhy | undefined {
+    const until = performance.now() + OVERWRITE_WAIT_MS;
+    const nap = new Int32Array(new SharedArrayBuffer(4));
+    for (let s = this.suspect; s; s = this.suspect) {
+      if (performance.now() > until)
+        throw new RunStoreError(
+          `the run store ${this.file} was overwritten in place with ${s.verdict} while this process (pid ${process.pid}) had it open, and it is still changing after ${OVERWRITE_WAIT_MS / 1000} s (a copy still going on?): nothing was written, since a write now would go to the old content's write-ahead log and be lost; try again once the copy is done (and never copy a store over one in use)`,
+        );
+      Atomics.wait(nap, 0, 0, 20);
+      const over = this.overwritten();
+      if (over) {
+        this.overwrittenWith = over;
+        return 'overwritten';
+      }
+    }
+    return undefined;
   }
 
   /**
@@ -1234,12 +1268,12 @@ export class StoreConnection implements Guard {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     try {
-      this.check(true);
+      this.check(true, false);
       // A file that looks overwritten is waited for (a copy going on) before the close, which may
       // checkpoint: acted on once it is stable (see overwritten), never written over.
       for (let i = 0; this.suspect && i < 20; i++) {
         Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
-        this.check(true);
+        this.check(true, false);
       }
       // Still changing after a second (a long copy going on over it): it is not this store's content,
       // and closing would write this connection's log into it. The log is emptied instead.

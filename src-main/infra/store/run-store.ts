@@ -179,9 +179,12 @@ export class RunStore extends RunQueries {
 
   /** Counts one use of a template (the ratchet's counters); held in memory while the disk is full. */
   /** A suite run this process started (SuiteStore): carried into a new file if this one is replaced. */
-  /** Checks now that the store's files are still the ones opened (see StoreConnection.check). */
+  /**
+   * Checks now that the store's files are still the ones opened (see StoreConnection.check), as each
+   * look of its watch does: a file that looks overwritten is not waited for here (a statement waits).
+   */
   checkFiles(): void {
-    this.conn?.check(true);
+    this.conn?.check(true, false);
   }
 
   noteSuiteRun(id: string): void {

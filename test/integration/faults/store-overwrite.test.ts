@@ -359,6 +359,33 @@ describe('runs.db shrinking or overwritten under a live process', () => {
     }
   }, 60_000);
 
+  it('writes made while the overwrite is waited for land in the new content, never in the log the reopen empties', async () => {
+    const foreign = otherStore();
+    const source = new RunStore(join(dir, 'source.db'));
+    const doc = source.export(wholeRun(source, 'an imported run'));
+    source.close();
+    const store = new RunStore(file());
+    try {
+      looks(store);
+      copyFileSync(foreign, file());
+      looks(store); // (seen, not yet acted on: the file must stay the same 300 ms)
+      // Before: both went to the old content's write-ahead log, which the reopen emptied: lost, unsaid.
+      store.recordTemplateUse('stock-in', true);
+      const imported = store.import(doc);
+      await saidSoon(/overwritten in place with another run store/);
+      expect(store.templateStats().get('stock-in')).toMatchObject({ successes: 1, failures: 0 });
+      expect(store.has(imported)).toBe(true);
+    } finally {
+      store.close();
+    }
+    // On disk, beside the copy's own run.
+    expect(sql(file(), 'SELECT task FROM runs ORDER BY task').split('\n')).toEqual([
+      'a run of the other store',
+      'an imported run',
+    ]);
+    expect(sql(file(), "SELECT successes FROM template_stats WHERE name = 'stock-in'")).toBe('1');
+  }, 60_000);
+
   it("another store copied over with its own -wal (its runs only in that log) keeps the copy's runs: its log is read, not emptied", async () => {
     // A store still open elsewhere (its runs in its log only, not yet checkpointed into its file), copied
     // with its log: `cp other/.toolsmith/runs.db* ws/.toolsmith/` over the live store's files, in place.
