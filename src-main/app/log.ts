@@ -8,16 +8,14 @@ import type { Stats } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import type { Logger } from '../core/ports/executor.ts';
-import { errnoWords } from '../core/errors.ts';
 import { knownSecrets } from '../core/records/redact.ts';
 import { dropGroupAndOtherBits } from '../infra/workspace/atomic.ts';
+import { logUnwritable, stderrWarn, workspaceLogFile } from './log-file.ts';
 
 /** How often, at most, a line's write looks whether the log file is still the one at the path. */
 const LOG_LOOK_MS = 1000;
 
-export function workspaceLogFile(dataDir: string): string {
-  return join(dataDir, 'logs', 'toolsmith.jsonl');
-}
+export { workspaceLogFile };
 
 /** What is at the log's path when it is something a log cannot be written to without waiting, else undefined. */
 function notAFileAt(file: string): string | undefined {
@@ -39,7 +37,7 @@ function notAFileAt(file: string): string | undefined {
 export function createLogger(
   dataDir: string,
   level = process.env['TOOLSMITH_LOG_LEVEL'] ?? 'info',
-  warn: (line: string) => void = (line) => process.stderr.write(`toolsmith: ${line}\n`),
+  warn: (line: string) => void = stderrWarn,
 ): Logger {
   const file = workspaceLogFile(dataDir);
   let dest: { write: (line: string) => unknown };
@@ -67,9 +65,7 @@ export function createLogger(
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (typeof code !== 'string') throw e;
-    warn(
-      `the log ${file} cannot be written (${errnoWords(code)}); this process goes on without writing its log lines; make ${join(dataDir, 'logs')} writable to keep them`,
-    );
+    warn(logUnwritable(dataDir, code));
     dest = { write: () => true };
   }
   // The file deleted or replaced under the process (by hand, a cleanup, a log rotation that moves it):

@@ -12,17 +12,15 @@ import { join, resolve } from 'node:path';
 import { ParallelValidator } from '../infra/validate/parallel.ts';
 import { ScriptGenerator } from '../core/script/generator.ts';
 import {
-  cutShortHint,
-  cutShortWarning,
   parseTomlFile,
   quotedLastLine,
   readConfigText,
   readPromptFiles,
   WorkspaceError,
-  WorkspaceFiles,
 } from '../infra/workspace/files.ts';
+import type { WorkspaceFiles } from '../infra/workspace/files.ts';
+import { loadConfig, openWorkspaceFiles, useConfig } from './workspace-open.ts';
 import { resourcesDir } from '../infra/workspace/paths.ts';
-import { parseConfig } from './config.ts';
 import type { Config } from './config.ts';
 import { ToolsmithError } from './errors.ts';
 import { RunService } from './runs.ts';
@@ -53,7 +51,7 @@ import { toolsFeature } from './tools-service.ts';
 import type { ToolsFeature } from './tools-service.ts';
 import { kitsFeature } from './kits-service.ts';
 import type { KitsFeature } from './kits-service.ts';
-import { learnConfigSecrets, learnConfigTextSecrets, ProviderKeys, settingsFeature } from './settings.ts';
+import { ProviderKeys, settingsFeature } from './settings.ts';
 import { knownSecrets } from '../core/records/redact.ts';
 import type { SettingsFeature } from './settings.ts';
 import { systemFeature } from './system.ts';
@@ -194,13 +192,12 @@ export class ToolsmithService {
   ) {
     this.files = files;
     this.config = config;
-    learnConfigSecrets(config);
     this.generator = generator;
     this.options = options;
     const oneShot = options.oneShot === true;
     this.oneShot = oneShot;
     this.askApproval = options.askApproval === 'workbench' ? this.approvals.ask : options.askApproval;
-    files.declaredSandboxes = declaredSandboxes(config);
+    useConfig(files, config);
 
     // The state features share, as plain functions and getters: the running config is read at each use
     // (a reload replaces it), and the MCP connections open on first use.
@@ -435,8 +432,7 @@ export class ToolsmithService {
     try {
       // A long-lived process stays on the folder a link on the path leads to now (workspace-link.ts).
       const root = options.watch ? (realFolder(workspaceDir) ?? workspaceDir) : workspaceDir;
-      const files = new WorkspaceFiles(root);
-      const config = loadConfigOr(files, options.onInvalidConfig, options.onConfigWarning);
+      const { files, config } = openWorkspaceFiles(root, options);
       const generator = new ScriptGenerator(readPromptFiles(join(resourcesDir(), 'prompts')));
       const svc = new ToolsmithService(files, config, generator, options);
       svc.openedAs = resolve(workspaceDir);
@@ -685,8 +681,7 @@ export class ToolsmithService {
     refuseCutShort(this.files);
     const next = loadConfig(this.files);
     this.config = next;
-    learnConfigSecrets(next);
-    this.files.declaredSandboxes = declaredSandboxes(next);
+    useConfig(this.files, next);
     this.catalog.invalidateAll();
     void this.mcpManager?.setDefs(next.mcp_servers);
     const backendOf = (c: Config) => JSON.stringify([c.pool, c.limits, c.runtimes, c.sandboxes, c.engines]);
@@ -737,73 +732,4 @@ function tableNames(raw: Record<string, unknown>): string[] {
         if (v2 !== null && typeof v2 === 'object' && !Array.isArray(v2)) out.push(`${k}.${k2}`);
   }
   return out;
-}
-
-/** The sandboxes that declare MCP servers (their folders may hold no tools.py). */
-function declaredSandboxes(config: Config): Set<string> {
-  return new Set(
-    Object.entries(config.sandboxes)
-      .filter(([, s]) => Object.keys(s.mcp).length > 0)
-      .map(([n]) => n),
-  );
-}
-
-/**
- * The workspace's config; when it is invalid and `onInvalid` is given, the error is told there and the
- * defaults stand in (never written back: the file in use stays unknown, so no save starts from them).
- */
-function loadConfigOr(
-  files: WorkspaceFiles,
-  onInvalid?: (message: string) => void,
-  onWarning?: (line: string) => void,
-): Config {
-  try {
-    return loadConfig(files, onWarning);
-  } catch (e) {
-    if (!onInvalid || !(e instanceof ToolsmithError) || e.code !== 'invalid_config') throw e;
-    // The secrets it names are still redacted from what the verb prints (a run that holds a provider's
-    // key was shown whole while the config was invalid, [redacted] once it was fixed).
-    try {
-      learnConfigTextSecrets(readConfigText(files.configFile) ?? '');
-    } catch {
-      // (unreadable: nothing more to learn from it)
-    }
-    onInvalid(e.message);
-    return parseConfig({});
-  }
-}
-
-/** Reads, parses and validates the workspace's config (errors name the file, line and field). */
-function loadConfig(files: WorkspaceFiles, onWarning?: (line: string) => void): Config {
-  try {
-    const text = readConfigText(files.configFile);
-    const raw = text === undefined ? {} : parseTomlFile(files.configFile, text);
-    let config: Config;
-    try {
-      config = parseConfig(raw, files.configFile, text);
-    } catch (e) {
-      // A reference to a table the file lacks, in a file that stops mid-line: the table may be in the
-      // part that was not written.
-      const hint = text === undefined ? '' : cutShortHint(text);
-      if (hint && e instanceof ToolsmithError)
-        throw new ToolsmithError(e.code, `${e.message}${hint}`, e.details);
-      throw e;
-    }
-    // An empty last table that changes nothing (the config read without it is the same) may be a cut.
-    const sameWithout = (without: string): boolean => {
-      try {
-        const fewer = parseConfig(parseTomlFile(files.configFile, without), files.configFile, without);
-        return JSON.stringify(fewer) === JSON.stringify(config);
-      } catch {
-        return false;
-      }
-    };
-    const cut = text === undefined ? undefined : cutShortWarning(files.configFile, text, sameWithout);
-    if (cut) onWarning?.(cut);
-    files.inUseConfigText = text;
-    return config;
-  } catch (e) {
-    if (e instanceof WorkspaceError) throw new ToolsmithError('invalid_config', e.message);
-    throw e;
-  }
 }

@@ -40,15 +40,14 @@ import type {
 } from '../core/skills/views.ts';
 
 export type { SkillCaseResult, SkillCheck, SkillStatus, SkillTestResult, SkillView };
-import type { Grade } from '../core/tools/grade.ts';
 import type { JsonValue } from '../core/tools/model.ts';
 import { signatureFor } from '../core/tools/prompt.ts';
 import { contentHash } from '../core/tools/registry.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { SkillEntry, SkillFiles, SkillVerdict } from '../infra/workspace/skill-files.ts';
 import { ToolsmithError } from './errors.ts';
+import { requireSkillSandbox, skillProblems, skillView, skillViews } from './skill-views.ts';
 import type { RunScriptRequest } from './runs.ts';
-import { didYouMean } from '../core/text/near-names.ts';
 
 /** What SkillService needs, and nothing more. */
 export interface SkillDeps {
@@ -103,41 +102,7 @@ export class SkillService {
   }
 
   private view(e: SkillEntry & { skill: Skill }, verdicts: Record<string, SkillVerdict>): SkillView {
-    const s = e.skill;
-    const shape = shapeOf(s.name, s.source, s.language);
-    let tools: string[] = [];
-    let grade: Grade = { w: 0, d: 0 };
-    try {
-      const ctx = this.deps.toolContext(s.sandbox, undefined, scriptLanguageOf(s.language));
-      tools = skillTools(shape, Object.keys(ctx.toolMap));
-      grade = skillGrade(tools, ctx.tools);
-    } catch {
-      /* the sandbox is gone: the skill is listed, never offered */
-    }
-    const v = verdicts[`${s.sandbox}/${s.name}`];
-    const current = v && v.hash === e.hash ? v : undefined;
-    return {
-      name: s.name,
-      sandbox: s.sandbox,
-      language: s.language,
-      version: s.version,
-      file: e.file,
-      source: s.source,
-      description: shape.tool.description,
-      // In the skill's language, as the manual a script of that language reads shows it (a JS/TS skill:
-      // positional parameters with JS types, `order_total(user_id: string)`; it read `user_id: str`).
-      signature: signatureFor(shape.tool, s.language),
-      parameters: shape.tool.parameters,
-      ...(shape.tool.returns ? { returns: shape.tool.returns } : {}),
-      tools,
-      grade,
-      tests: s.tests,
-      ...(s.origin ? { origin: s.origin } : {}),
-      status: current ? (current.passed ? 'passed' : 'failed') : 'untested',
-      failures: current?.failures ?? [],
-      testedAt: current?.at ?? null,
-      versions: this.files.versions(s.sandbox, s.name),
-    };
+    return skillView(this.deps, e, verdicts);
   }
 
   /**
@@ -146,19 +111,12 @@ export class SkillService {
    * mistyped `--sandbox` listed nothing, or read as "no skill X in sandbox nosuch".
    */
   requireSandbox(sandbox: string): void {
-    if (this.deps.sandboxNames().includes(sandbox) || this.files.list(sandbox).length > 0) return;
-    throw new ToolsmithError(
-      'not_found',
-      `no sandbox ${sandbox} in ${this.deps.root}; ${didYouMean(sandbox, this.deps.sandboxNames())}available: ${this.deps.sandboxNames().join(', ') || 'none'}`,
-    );
+    requireSkillSandbox(this.deps, sandbox);
   }
 
   /** The saved skills (of one sandbox, or all); files that do not parse are in `problems()`. */
   list(sandbox?: string): SkillView[] {
-    const verdicts = this.files.verdicts();
-    return this.files
-      .list(sandbox)
-      .flatMap((e) => (e.skill ? [this.view(e as SkillEntry & { skill: Skill }, verdicts)] : []));
+    return skillViews(this.deps, sandbox);
   }
 
   /**
@@ -166,11 +124,7 @@ export class SkillService {
    * (`.toolsmith/skill-tests.json`) when it cannot be read, or was kept aside by this process.
    */
   problems(): { file: string; error: string }[] {
-    const verdicts = this.files.verdictsProblem();
-    return [
-      ...this.files.list().flatMap((e) => (e.error ? [{ file: e.file, error: e.error }] : [])),
-      ...(verdicts ? [{ file: this.files.verdictsFile, error: verdicts }] : []),
-    ];
+    return skillProblems(this.files);
   }
 
   /** A skill the sandbox does not have, named with the ones it has (`show`, `test` and `delete` alike). */

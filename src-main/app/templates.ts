@@ -21,8 +21,9 @@ import type {
 } from '../core/templates/template.ts';
 import type { JsonValue } from '../core/tools/model.ts';
 import type { RunStore } from '../infra/store/run-store.ts';
-import type { TemplateEntry, TemplateFiles } from '../infra/workspace/files.ts';
+import type { TemplateFiles } from '../infra/workspace/files.ts';
 import { ToolsmithError } from './errors.ts';
+import { templateProblems, templateViews } from './template-views.ts';
 import type { RunScriptRequest } from './runs.ts';
 
 export type { TemplateProposal, TemplateTestResult, TemplateView };
@@ -55,25 +56,12 @@ export class TemplateService {
 
   /** The saved templates with their counters (files that do not parse are in `problems()`). */
   list(): TemplateView[] {
-    const stats = this.deps.store.templateStats();
-    return this.files.list().flatMap((e: TemplateEntry) =>
-      e.template
-        ? [
-            {
-              ...e.template,
-              file: e.file,
-              successes: stats.get(e.template.name)?.successes ?? 0,
-              failures: stats.get(e.template.name)?.failures ?? 0,
-              lastUsed: stats.get(e.template.name)?.lastUsed ?? null,
-            },
-          ]
-        : [],
-    );
+    return templateViews(this.files, this.deps.store);
   }
 
   /** The template files that do not parse, each with the reason. */
   problems(): { file: string; error: string }[] {
-    return this.files.list().flatMap((e) => (e.error ? [{ file: e.file, error: e.error }] : []));
+    return templateProblems(this.files);
   }
 
   /**

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { ToolsmithService } from '../app/service.ts';
 import type * as ServiceModule from '../app/service.ts';
 import type * as ConfigWordsModule from './config-words.ts';
+import type { WorkspaceReader } from '../app/workspace-reader.ts';
 import { resolveWorkspaceDir, workspaceProblem } from '../infra/workspace/init.ts';
 import { commandHint } from './invocation.ts';
 import { stopReason, stopSignal } from './signals.ts';
@@ -29,6 +30,12 @@ export interface CliContext {
   close(): Promise<void>;
   /** The service, when a command opened it. */
   opened(): ToolsmithService | undefined;
+  /**
+   * The workspace opened to be read only (app/workspace-reader.ts), for the listing verbs main() loads
+   * no service for (`runs list`, `template list`, `skill list`, `mcp-servers list`: READERS in main.ts): the same
+   * workspace checks, config rules and sweep of leftovers as `service()`, none of its other modules.
+   */
+  reader(cmd: Command): Promise<WorkspaceReader>;
 }
 
 /** Commands whose process serves many jobs, or shows the pool as a server would run it. */
@@ -49,12 +56,44 @@ function verbOfCommand(cmd: Command): string {
 
 export function createContext(out: (t: string) => void, err: (t: string) => void): CliContext {
   let service: ToolsmithService | undefined;
+  let reader: WorkspaceReader | undefined;
   let serviceModule: typeof ServiceModule | undefined;
   let configWordsModule: typeof ConfigWordsModule | undefined;
   /** Leftover containers of this installation's dead processes, removed at every start (see close). */
   let pruning: Promise<unknown> | undefined;
   /** Traces that could not be sent, each said once (an `eval` of many runs meets the same collector). */
   const telemetryFailures = new Set<string>();
+  /** The workspace folder `cmd` names; checked (`opening`) before anything opens it. */
+  const workspaceOf = (cmd: Command, opening: boolean): string => {
+    const opts = cmd.optsWithGlobals<{ workspace?: string }>();
+    const dir = resolveWorkspaceDir(opts.workspace);
+    // Opening a folder writes its run store and logs into .toolsmith/: a folder that is not a
+    // workspace (a mistyped path, an empty folder, a file) is refused before anything is written.
+    if (opening) {
+      const problem = workspaceProblem(dir, opts.workspace ?? dir, commandHint);
+      if (problem) throw new UsageError(opts.workspace !== undefined ? `--workspace ${problem}` : problem);
+    }
+    return dir;
+  };
+  /** The sweep of leftover containers, started once, for a verb that may run a sandbox. */
+  const sweep = (cmd: Command): void => {
+    if (
+      !pruning &&
+      process.env['TOOLSMITH_BACKEND'] !== 'process' &&
+      cmd.name() !== 'prune' &&
+      !NO_SANDBOX.has(verbOfCommand(cmd))
+    )
+      // Docker's client loads only when the engine lists a leftover (app/prune-light.ts).
+      pruning = import('../app/prune-light.ts')
+        .then((m) => m.pruneLeftoverContainersLight())
+        .then((gone) => {
+          if (gone.length)
+            err(
+              `toolsmith: removed ${gone.length} container(s) left by stopped Toolsmith processes of this installation\n`,
+            );
+        })
+        .catch(() => {}); // no engine: nothing to clean
+  };
   return {
     out,
     err,
@@ -69,35 +108,30 @@ export function createContext(out: (t: string) => void, err: (t: string) => void
       service = undefined;
       const sig = stopSignal();
       await s?.close(sig ? stopReason(sig) : undefined);
+      const r = reader;
+      reader = undefined;
+      await r?.close();
       await pruning;
     },
+    async reader(cmd: Command) {
+      if (reader) return reader;
+      const dir = workspaceOf(cmd, true);
+      const [{ WorkspaceReader }, { configWords }] = await Promise.all([
+        import('../app/workspace-reader.ts'),
+        import('./config-words.ts'),
+      ]);
+      sweep(cmd);
+      const { onConfigWarning, onInvalidConfig } = configWords(cmd, err);
+      reader = WorkspaceReader.open(dir, {
+        ...(onConfigWarning ? { onConfigWarning } : {}),
+        ...(onInvalidConfig ? { onInvalidConfig } : {}),
+      });
+      return reader;
+    },
     service(cmd: Command) {
-      const opts = cmd.optsWithGlobals<{ workspace?: string }>();
-      const dir = resolveWorkspaceDir(opts.workspace);
-      // Opening a folder writes its run store and logs into .toolsmith/: a folder that is not a
-      // workspace (a mistyped path, an empty folder, a file) is refused before anything is written.
-      if (!service) {
-        const problem = workspaceProblem(dir, opts.workspace ?? dir, commandHint);
-        if (problem) throw new UsageError(opts.workspace !== undefined ? `--workspace ${problem}` : problem);
-      }
+      const dir = workspaceOf(cmd, !service);
       if (!serviceModule) throw new Error('the service module is not loaded (call ctx.loadService() first)');
-      if (
-        !service &&
-        !pruning &&
-        process.env['TOOLSMITH_BACKEND'] !== 'process' &&
-        cmd.name() !== 'prune' &&
-        !NO_SANDBOX.has(verbOfCommand(cmd))
-      )
-        // Docker's client loads only when the engine lists a leftover (app/prune-light.ts).
-        pruning = import('../app/prune-light.ts')
-          .then((m) => m.pruneLeftoverContainersLight())
-          .then((gone) => {
-            if (gone.length)
-              err(
-                `toolsmith: removed ${gone.length} container(s) left by stopped Toolsmith processes of this installation\n`,
-              );
-          })
-          .catch(() => {}); // no engine: nothing to clean
+      if (!service) sweep(cmd);
       service ??= serviceModule.ToolsmithService.open(dir, {
         // Docker's client (and its gRPC and SSH modules) loads only when a verb needs a sandbox.
         sandboxFactory: async (s) => (await import('../app/sandbox-factory.ts')).createSandboxManager(s),

@@ -58,6 +58,20 @@ const VERBS: [string[], () => Promise<Register>][] = [
 const LIGHT = new Set(['init', 'image', 'sandboxes', 'validate']);
 
 /**
+ * Listing verbs that read the workspace through `ctx.reader()` (app/workspace-reader.ts: its config and
+ * files, the run store) and load none of the service's modules (the validators, pino, the suites...),
+ * or load it themselves on a path that needs it (`runs list --suite-run`).
+ */
+const READERS = new Set(['runs list', 'template list', 'skill list', 'mcp-servers list']);
+
+/** Whether `argv` runs a verb of READERS (`runs list`: the verb, then its subcommand). */
+function readerVerb(argv: string[]): boolean {
+  const verb = verbOf(argv);
+  if (verb === undefined) return false;
+  return READERS.has(`${verb} ${verbOf(argv.slice(argv.indexOf(verb) + 1)) ?? ''}`);
+}
+
+/**
  * The top-level help's line per verb (`toolsmith --help`, no verb, an unknown verb): printed from this
  * table without loading any verb's module. A unit test compares it with the help of the real verbs.
  */
@@ -127,7 +141,8 @@ export async function buildProgram(ctx: CliContext, argv: string[] = [], full = 
   const verb = verbOf(argv);
   const one = VERBS.find(([names]) => verb !== undefined && names.includes(verb));
   const help = argv.includes('--help') || argv.includes('-h');
-  if (one && !help && !LIGHT.has(verb ?? '')) await ctx.loadService();
+  const reads = readerVerb(argv);
+  if (one && !help && !LIGHT.has(verb ?? '') && !reads) await ctx.loadService();
   const registers =
     full || one ? await Promise.all((one && !full ? [one] : VERBS).map(([, load]) => load())) : [];
   const program = new Command('toolsmith')
@@ -161,7 +176,8 @@ export async function buildProgram(ctx: CliContext, argv: string[] = [], full = 
   program.hook('preAction', (_p, action) => refuseEmptyValues(action));
   // Connects the MCP servers of the sandbox a verb uses first, so MCP tools are listed like native ones.
   program.hook('preAction', async (_p, action) => {
-    if (LIGHT.has(verb ?? '')) return;
+    // (a listing verb uses no sandbox's tools: prepareMcpForCommand has nothing to connect for it)
+    if (LIGHT.has(verb ?? '') || reads) return;
     await (await import('./commands/mcp-servers.ts')).prepareMcpForCommand(ctx, action);
   });
   for (const cmd of allCommands(program)) {

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { ToolsmithError } from '../../app/errors.ts';
-import { sandboxMcpTools } from '../../app/mcp.ts';
 import { json } from '../context.ts';
 import type { CliContext } from '../context.ts';
 import { errorMessage } from '../../core/errors.ts';
@@ -41,7 +40,10 @@ export async function prepareMcpForCommand(ctx: CliContext, cmd: Command, only?:
     if (!saysDown) for (const f of down) ctx.err(`toolsmith: ${visible(f.error, '  ')}\n`);
     // Selections that name tools a server lacks (a typo in tools = [...] or an alias).
     if (down.length === 0)
-      for (const p of sandboxMcpTools(svc.mcp(), svc.workspace.config().sandboxes[s]?.mcp ?? {}).problems)
+      for (const p of (await import('../../app/mcp.ts')).sandboxMcpTools(
+        svc.mcp(),
+        svc.workspace.config().sandboxes[s]?.mcp ?? {},
+      ).problems)
         ctx.err(`toolsmith: sandboxes.${s}.mcp: ${visible(p)}\n`);
   }
 }
@@ -54,14 +56,15 @@ export function registerMcpServers(program: Command, ctx: CliContext): void {
     .command('list')
     .description('the declared servers, their transport and which sandboxes use them (connects to none)')
     .option('--json', 'print JSON')
-    .action((o: { json?: boolean }, c: Command) => {
-      const svc = ctx.service(c);
-      const rows = svc
+    .action(async (o: { json?: boolean }, c: Command) => {
+      // (the workspace read only, app/workspace-reader.ts: none of the service's modules load)
+      const reader = await ctx.reader(c);
+      const rows = reader
         .mcp()
         .names()
         .map((name) => ({
-          ...svc.mcp().status(name),
-          sandboxes: Object.entries(svc.workspace.config().sandboxes)
+          ...reader.mcp().status(name),
+          sandboxes: Object.entries(reader.config.sandboxes)
             .filter(([, s]) => name in s.mcp)
             .map(([n]) => n),
         }));

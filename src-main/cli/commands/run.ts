@@ -9,7 +9,8 @@ import {
   notRecordedNote,
 } from '../../core/sandbox/execution.ts';
 import type { Command } from 'commander';
-import type { LiveEvent } from '../../app/runs.ts';
+import type { LiveEvent, RunService } from '../../app/runs.ts';
+import type { ToolsmithService } from '../../app/service.ts';
 import { RUN_BUDGETS, RUN_KINDS, unitOf } from '../../core/records/events.ts';
 import type { RunKind, RunMode } from '../../core/records/events.ts';
 import type { RunRecord } from '../../core/records/records.ts';
@@ -395,10 +396,21 @@ export function registerRuns(program: Command, ctx: CliContext): void {
         const to = date('--until', o.until);
         // An empty filter (`--suite-run "$ID"` with ID unset) listed every run: refused with every empty
         // value before any verb runs (`refuseEmptyValues`, cli/main.ts).
-        const svc = ctx.service(cmd);
-        const store = await svc.runs();
+        // Without --suite-run, the run store alone (app/workspace-reader.ts): none of the service's
+        // modules load. A suite run is resolved by the suites, which the service opens.
+        let svc: ToolsmithService | undefined;
+        if (o.suiteRun !== undefined) {
+          await ctx.loadService();
+          svc = ctx.service(cmd);
+        }
+        const reader = svc ? undefined : await ctx.reader(cmd);
+        // (the workspace's folder and sandboxes, for a --sandbox that names none)
+        const workspace = svc
+          ? { root: svc.workspace.root(), sandboxNames: () => svc.workspace.sandboxNames() }
+          : { root: reader!.files.root, sandboxNames: () => reader!.files.sandboxNames() };
+        const store: Pick<RunService, 'list'> = svc ? await svc.runs() : await reader!.runStore();
         // A suite run id as `eval` prints it, or a unique start of one (like run ids).
-        const suiteRun = o.suiteRun && (await svc.suites()).resolveId(o.suiteRun);
+        const suiteRun = svc && o.suiteRun && (await svc.suites()).resolveId(o.suiteRun);
         const r = store.list({
           ...(o.status ? { status: o.status } : {}),
           ...(o.sandbox ? { sandbox: o.sandbox } : {}),
@@ -420,15 +432,15 @@ export function registerRuns(program: Command, ctx: CliContext): void {
         if (
           o.sandbox !== undefined &&
           r.runs.length === 0 &&
-          !svc.workspace.sandboxNames().includes(o.sandbox) &&
+          !workspace.sandboxNames().includes(o.sandbox) &&
           store.list({ sandbox: o.sandbox, kind: [...RUN_KINDS], limit: 1 }).runs.length === 0
         )
           throw new UsageError(
-            `no sandbox ${o.sandbox} in ${svc.workspace.root()}, and no recorded run of one; ${didYouMean(o.sandbox, svc.workspace.sandboxNames())}available: ${svc.workspace.sandboxNames().join(', ') || 'none'}`,
+            `no sandbox ${o.sandbox} in ${workspace.root}, and no recorded run of one; ${didYouMean(o.sandbox, workspace.sandboxNames())}available: ${workspace.sandboxNames().join(', ') || 'none'}`,
           );
         // Likewise a mistyped --suite-run: "0 of 0 run(s)", exit 0, as if the suite run had recorded none
         // (`eval --compare` names the same mistake). A suite run that exists and recorded none lists none.
-        if (o.suiteRun !== undefined && r.runs.length === 0) (await svc.suites()).get(o.suiteRun);
+        if (svc && o.suiteRun !== undefined && r.runs.length === 0) (await svc.suites()).get(o.suiteRun);
         if (o.json) return ctx.out(json(r));
         // The tier padded to the longest (`template`): a `replay` or `template` run's task no longer
         // starts further right than an `llm` run's.

@@ -121,11 +121,10 @@ export function registerSkill(program: Command, ctx: CliContext): void {
     .description('list skills with their status (passed: offered to scripts)')
     .option('--sandbox <name>', 'one sandbox only')
     .option('--json', 'print JSON')
-    .action((o: { sandbox?: string; json?: boolean }, cmd: Command) => {
-      const skills = ctx.service(cmd).skills();
-      if (o.sandbox !== undefined) skills.requireSandbox(o.sandbox);
-      const list = skills.list(o.sandbox);
-      if (o.json) return ctx.out(json({ skills: list, problems: skills.problems() }));
+    .action(async (o: { sandbox?: string; json?: boolean }, cmd: Command) => {
+      // (the workspace read only, app/workspace-reader.ts: none of the service's modules load)
+      const { skills: list, problems } = await (await ctx.reader(cmd)).skills(o.sandbox);
+      if (o.json) return ctx.out(json({ skills: list, problems }));
       // (said on stderr: stdout stays one line per skill for a pipe)
       if (list.length === 0)
         ctx.err(
@@ -135,7 +134,7 @@ export function registerSkill(program: Command, ctx: CliContext): void {
         ctx.out(
           `${`${s.sandbox}/${s.name}`.padEnd(28)} ${s.language.padEnd(6)} v${String(s.version).padEnd(3)} ${s.status.padEnd(8)} ${formatGrade(s.grade)}  ${s.signature}\n`,
         );
-      for (const p of skills.problems()) ctx.err(`${visible(p.error)}\n`);
+      for (const p of problems) ctx.err(`${visible(p.error)}\n`);
     });
   skill
     .command('show')

@@ -97,9 +97,9 @@ export function registerTemplate(program: Command, ctx: CliContext): void {
     .description('list templates with their success and failure counts')
     .option('--json', 'print JSON')
     .action(async (o: { json?: boolean }, cmd: Command) => {
-      const templates = await ctx.service(cmd).templates();
-      const list = templates.list();
-      if (o.json) return ctx.out(json({ templates: list, problems: templates.problems() }));
+      // (the workspace read only, app/workspace-reader.ts: none of the service's modules load)
+      const { templates: list, problems } = await (await ctx.reader(cmd)).templates();
+      if (o.json) return ctx.out(json({ templates: list, problems }));
       // (said on stderr: stdout stays one line per template for a pipe)
       if (list.length === 0)
         ctx.err(
@@ -109,7 +109,7 @@ export function registerTemplate(program: Command, ctx: CliContext): void {
         ctx.out(
           `${t.name.padEnd(20)} ${t.sandbox.padEnd(10)} ok ${String(t.successes).padStart(3)} fail ${String(t.failures).padStart(3)}  ${t.pattern}\n`,
         );
-      for (const p of templates.problems()) ctx.err(`${visible(p.error)}\n`);
+      for (const p of problems) ctx.err(`${visible(p.error)}\n`);
     });
   tmpl
     .command('test')

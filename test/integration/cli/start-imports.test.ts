@@ -289,6 +289,90 @@ describe.each(Object.entries(ENTRIES))("the sweep of leftovers at a verb's start
   }, 600_000);
 });
 
+/**
+ * The modules of src-main and the packages a run loaded: from its URLs (sources), or from the module
+ * comments of the bundle's chunks it loaded (each module starts with a `// path` comment there).
+ */
+function modulesLoaded(r: { urls: string[] }): Set<string> {
+  const mods = new Set<string>();
+  for (const u of r.urls) {
+    if (!u.startsWith('file:')) continue;
+    const path = fileURLToPath(u);
+    if (path.includes('/out/cli/'))
+      for (const m of readFileSync(path, 'utf8').matchAll(
+        /^\/\/ (?:\S*\/)?((?:src-main|node_modules)\/\S+)$/gm,
+      ))
+        mods.add(m[1]!);
+    else if (path.startsWith(root)) mods.add(path.slice(root.length));
+  }
+  return mods;
+}
+
+/**
+ * What a listing verb that reads the workspace (app/workspace-reader.ts) must not load: the service and
+ * the run orchestrator, the script validators (pyright's rules, Babel's types), pino, the suites.
+ */
+const SERVICE_ONLY = [
+  'src-main/app/service.ts',
+  'src-main/app/runs.ts',
+  'src-main/app/templates.ts',
+  'src-main/app/skills.ts',
+  'src-main/app/suites.ts',
+  'src-main/core/lang/python/validate.ts',
+  'src-main/core/lang/js/validate.ts',
+  'node_modules/@babel/types/',
+  'node_modules/pino/',
+  'node_modules/jsonpath-plus/',
+];
+
+describe.each(Object.entries(ENTRIES))(
+  'a listing verb reads the workspace without the service (%s)',
+  (kind, entry) => {
+    it('runs list, template list, skill list and mcp-servers list load neither the validators, pino, the suites nor the service; runs list --suite-run does', () => {
+      const home = { TOOLSMITH_HOME: join(dir, `home-readers-${kind}`), TOOLSMITH_BACKEND: 'process' };
+      for (const [args, expected] of [
+        [['--workspace', ws, 'runs', 'list'], /^0 of 0 run\(s\)$/m],
+        [['--workspace', ws, 'runs', 'list', '--json'], /"runs": \[\]/],
+        [['--workspace', ws, 'template', 'list', '--json'], /"templates": \[\]/],
+        [['--workspace', ws, 'skill', 'list', '--sandbox', 'ecommerce', '--json'], /"skills": \[\]/],
+        [['--workspace', ws, 'mcp-servers', 'list'], /^no MCP servers declared/m],
+      ] as const) {
+        const r = loads(entry, [...args], undefined, home);
+        expect(r.out, args.join(' ')).toMatch(expected);
+        const mods = [...modulesLoaded(r)];
+        expect(mods.length, args.join(' ')).toBeGreaterThan(0);
+        expect(
+          SERVICE_ONLY.filter((m) => mods.some((x) => x.startsWith(m))),
+          args.join(' '),
+        ).toEqual([]);
+      }
+      // A suite run is resolved by the suites, which the service opens: the service's path, as before.
+      const suites = spawnSync(
+        node,
+        [
+          '--import',
+          join(dir, 'probe.mjs'),
+          join(dir, 'run.mjs'),
+          '--workspace',
+          ws,
+          'runs',
+          'list',
+          '--suite-run',
+          'nope',
+        ],
+        {
+          env: { ...env, ...home, ENTRY: entry, PROBE_OUT: join(dir, 'probe-suites.json') },
+          encoding: 'utf8',
+        },
+      );
+      expect(suites.status, suites.stderr).toBe(2);
+      expect(suites.stderr).toMatch(/^toolsmith: .*nope/m);
+      const { urls } = JSON.parse(readFileSync(join(dir, 'probe-suites.json'), 'utf8')) as { urls: string[] };
+      expect([...modulesLoaded({ urls })].some((m) => m.startsWith('src-main/app/suites.ts'))).toBe(true);
+    }, 120_000);
+  },
+);
+
 describe('bin/start.mjs: a verb cache hit', () => {
   it('answers kit list, kit info, tools, sandboxes, validate FILE and every help before main loads: no main module, no package (not even commander)', () => {
     const mainLoaded = (urls: string[]) => urls.some((u) => u.endsWith('/src-main/cli/main.ts'));

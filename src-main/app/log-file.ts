@@ -1,0 +1,44 @@
+/**
+ * The workspace's log file (`.toolsmith/logs/toolsmith.jsonl`), made ready as a process that may log opens
+ * it: its folder made, the file made readable by its owner only (an existing one loses group and other
+ * bits, like the run store it tells about). Apart from the logger (app/log.ts, which loads pino): a verb
+ * that reads the run store and writes no log line (`runs list`, app/workspace-reader.ts) still closes a
+ * world-readable log to other users, without loading pino.
+ */
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { join } from 'node:path';
+import { errnoWords } from '../core/errors.ts';
+import { dropGroupAndOtherBits } from '../infra/workspace/atomic.ts';
+
+export function workspaceLogFile(dataDir: string): string {
+  return join(dataDir, 'logs', 'toolsmith.jsonl');
+}
+
+/**
+ * Makes the log file of `dataDir` ready (see above). False, and said once on `warn`, when it cannot be
+ * written: the process goes on without its log lines.
+ */
+export function prepareLogFile(dataDir: string, warn: (line: string) => void): boolean {
+  const file = workspaceLogFile(dataDir);
+  try {
+    mkdirSync(join(dataDir, 'logs'), { recursive: true });
+    closeSync(openSync(file, 'a', 0o600));
+    dropGroupAndOtherBits(file);
+    return true;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (typeof code !== 'string') throw e;
+    warn(logUnwritable(dataDir, code));
+    return false;
+  }
+}
+
+/** Where a process says its log cannot be written, unless told otherwise: its stderr. */
+export const stderrWarn = (line: string): void => {
+  process.stderr.write(`toolsmith: ${line}\n`);
+};
+
+/** Why the log cannot be written, and what to do. */
+export function logUnwritable(dataDir: string, code: string): string {
+  return `the log ${workspaceLogFile(dataDir)} cannot be written (${errnoWords(code)}); this process goes on without writing its log lines; make ${join(dataDir, 'logs')} writable to keep them`;
+}
