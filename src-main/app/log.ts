@@ -10,23 +10,12 @@ import { pino } from 'pino';
 import type { Logger } from '../core/ports/executor.ts';
 import { knownSecrets } from '../core/records/redact.ts';
 import { dropGroupAndOtherBits } from '../infra/workspace/atomic.ts';
-import { logUnwritable, stderrWarn, workspaceLogFile } from './log-file.ts';
+import { logNotAFile, logUnwritable, notAFileAt, stderrWarn, workspaceLogFile } from './log-file.ts';
 
 /** How often, at most, a line's write looks whether the log file is still the one at the path. */
 const LOG_LOOK_MS = 1000;
 
 export { workspaceLogFile };
-
-/** What is at the log's path when it is something a log cannot be written to without waiting, else undefined. */
-function notAFileAt(file: string): string | undefined {
-  let there: Stats;
-  try {
-    there = statSync(file);
-  } catch {
-    return undefined; // (nothing there: made below; any other failure is the open's to name)
-  }
-  return there.isFIFO() ? 'a named pipe' : there.isSocket() ? 'a socket' : undefined;
-}
 
 /**
  * The workspace's logger. A log that cannot be opened (a read-only disk or folder, no permission, a
@@ -50,9 +39,7 @@ export function createLogger(
     const what = notAFileAt(file);
     if (what) {
       notAFile = true;
-      warn(
-        `the log ${file} is ${what}, not a file (opening it would wait for a reader); this process goes on without writing its log lines until a file is at that path; remove it to keep them`,
-      );
+      warn(logNotAFile(file, what));
       dest = { write: () => true };
     } else {
       mkdirSync(join(dataDir, 'logs'), { recursive: true });
