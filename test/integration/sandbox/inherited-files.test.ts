@@ -10,6 +10,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { bubblewrapFactory, dockerFactory, oneWorker } from '../../support/sandbox.ts';
+import { READ_FILE, REWRITE_WORKER } from './support/hostile-tools.ts';
 
 const CHANNELS = `import mmap
 import os
@@ -164,28 +165,9 @@ const REWRITE = `import os
 import sys
 import time
 
-_w = sys.modules.get("toolsmith_worker.worker")
-_h = sys.modules.get("toolsmith_worker.hygiene")
-_j = sys.modules.get("toolsmith_worker.jobns")
-for _m in (_w, _h):
-    if _m is not None:
-        _m.wipe_writable = lambda *a, **k: None
-        _m.clean_namespace = lambda *a, **k: True
-        _m.reap_strays = lambda *a, **k: None
-if _j is not None:
-    _j.wanted = lambda: False
-    _j.clone_job = lambda *a, **k: None
-REWROTE = [m.__name__ for m in (_w, _h, _j) if m is not None]
-TOKEN = os.urandom(8).hex()
+${REWRITE_WORKER}
 
-
-def _read(path):
-    try:
-        with open(path) as f:
-            return f.read()
-    except OSError as e:
-        return type(e).__name__
-
+${READ_FILE}
 
 @tool(grade=(2, 2))
 def plant(secret: str) -> ToolResponse:

@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import type { ExecutionResult } from '../../../src-main/core/sandbox/execution.ts';
 import { bubblewrapFactory, dockerFactory, oneWorker } from '../../support/sandbox.ts';
 import type { TestFactory } from '../../support/sandbox.ts';
+import { READ_FILE, REWRITE_WORKER } from './support/hostile-tools.ts';
 
 const ATTACK = `import ctypes
 import errno
@@ -25,20 +26,7 @@ import time
 
 # The top level, in every job's process as it loads: it rewrites the worker's modules (its own copies),
 # opens channels, tries a mount with whatever capability the process still holds.
-_w = sys.modules.get("toolsmith_worker.worker")
-_h = sys.modules.get("toolsmith_worker.hygiene")
-_j = sys.modules.get("toolsmith_worker.jobns")
-for _m in (_w, _h):
-    if _m is not None:
-        _m.wipe_writable = lambda *a, **k: None
-        _m.clean_namespace = lambda *a, **k: True
-        _m.reap_strays = lambda *a, **k: None
-if _j is not None:
-    _j.wanted = lambda: False
-    _j.clone_job = lambda *a, **k: None
-REWROTE = [m.__name__ for m in (_w, _h, _j) if m is not None]
-TOKEN = os.urandom(8).hex()
-_R, _W = os.pipe()
+${REWRITE_WORKER}_R, _W = os.pipe()
 os.set_blocking(_R, False)
 
 
@@ -84,13 +72,7 @@ def _mount():
 MOUNTED = _mount()
 
 
-def _read(path):
-    try:
-        with open(path) as f:
-            return f.read()
-    except OSError as e:
-        return type(e).__name__
-
+${READ_FILE}
 
 def _survivor(secret):
     """A daemon of its own session, named so the next job can look for it, serving the secret on an
@@ -302,13 +284,7 @@ if not tool.__self__.describe:  # (the process that describes the tools sends it
         FORGED = True
 
 
-def _read(path):
-    try:
-        with open(path) as f:
-            return f.read()
-    except OSError as e:
-        return type(e).__name__
-
+${READ_FILE}
 
 AT_LOAD = _read("/tmp/left")  # what this process found as it loaded
 TICKERS = 4  # (daemons forking without end: at least one forks between a process made early and the sweep)
