@@ -900,6 +900,10 @@ def main():
     # refuses the namespaces)
     hygiene.SUBREAPER = hygiene.become_subreaper(jobns.wanted())
     no_dump()  # before the fork server and every child are made: they inherit it
+    # SIGINT ignored: nothing sends it to the worker (the host stops it with SIGTERM or SIGKILL), and a job
+    # in the worker's pid namespace (the job namespaces off) ended it with kill(1, SIGINT) (Python's
+    # default handler raises KeyboardInterrupt). The fork server and job processes inherit it.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hygiene.PRIVATE_TMP:
         find_writable()
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
