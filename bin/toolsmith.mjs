@@ -28,7 +28,10 @@ if (major >= 24) {
     process.exit(2);
   }
   const { spawn } = await import('node:child_process');
-  const child = spawn(node, [join(here, 'start.mjs'), ...process.argv.slice(2)], { stdio: 'inherit' });
+  // (--min-semi-space-size: as bin/toolsmith starts it, see there)
+  const child = spawn(node, ['--min-semi-space-size=16', join(here, 'start.mjs'), ...process.argv.slice(2)], {
+    stdio: 'inherit',
+  });
   // Ctrl-C at a terminal reaches the child itself (the terminal's foreground process group): the
   // launcher then only waits for it to end. A SIGINT sent to the launcher alone (`kill -INT PID`, a
   // process manager, `timeout -s INT`, an IDE's stop button; no terminal, or in the background) is passed
