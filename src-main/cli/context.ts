@@ -36,6 +36,8 @@ export interface CliContext {
    * workspace checks, config rules and sweep of leftovers as `service()`, none of its other modules.
    */
   reader(cmd: Command): Promise<WorkspaceReader>;
+  /** The read-only workspace, when a listing verb opened it. */
+  openedReader(): WorkspaceReader | undefined;
 }
 
 /** Commands whose process serves many jobs, or shows the pool as a server would run it. */
@@ -99,6 +101,7 @@ export function createContext(out: (t: string) => void, err: (t: string) => void
     err,
     exitCode: 0,
     opened: () => service,
+    openedReader: () => reader,
     async loadService() {
       serviceModule ??= await import('../app/service.ts');
       configWordsModule ??= await import('./config-words.ts');

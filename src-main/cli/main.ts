@@ -353,7 +353,8 @@ export async function main(
   // `mcp` on stdio answers the client's initialize before anything else loads (mcp/stdio-early.ts); an
   // HTTP-only option without --http is a usage error that Commander reports, so no early server then.
   await startEarlyMcp(argv);
-  // `kit list`, `kit info`, `tools`, `sandboxes` and `validate FILE` answer from the last answer of an unchanged
+  // `kit list`, `kit info`, `tools`, `sandboxes`, `skill list`, `mcp-servers list` and `validate FILE` answer
+  // from the last answer of an unchanged
   // workspace and script, a help from the last one of the same code and terminal (verb-cache.ts).
   const cached = cachedVerb(argv, version);
   if (cached?.hit) {
@@ -417,13 +418,22 @@ export async function main(
     const validate = verbOf(argv) === 'validate';
     if (cached && !cached.help && (ctx.exitCode === 0 || (validate && ctx.exitCode === 1))) {
       const svc = ctx.opened();
-      const usesMcp = Object.values(svc?.workspace.config().sandboxes ?? {}).some(
+      const reader = ctx.openedReader();
+      const usesMcp = Object.values((svc ? svc.workspace.config() : reader?.config)?.sandboxes ?? {}).some(
         (sb) => Object.keys(sb.mcp).length > 0,
       );
       // `validate` without the service checked the script against the sandboxes snapshot (never written
       // for workspaces with MCP servers) or --tools: both are in the key. `sandboxes` without the service
-      // printed that snapshot, whose key is part of the verb's.
-      if (svc ? !usesMcp && svc.workspace.root() === cached.dir : validate || verbOf(argv) === 'sandboxes')
+      // printed that snapshot, whose key is part of the verb's. `skill list` and `mcp-servers list` read
+      // the workspace without the service (app/workspace-reader.ts); `mcp-servers list` connects to no
+      // server, so its answer is the config's, MCP servers or not.
+      if (
+        svc
+          ? !usesMcp && svc.workspace.root() === cached.dir
+          : reader
+            ? (!usesMcp || verbOf(argv) === 'mcp-servers') && reader.files.root === cached.dir
+            : validate || verbOf(argv) === 'sandboxes'
+      )
         writeVerbAnswer(cached.dir, {
           key: cached.key,
           out: cached.out,

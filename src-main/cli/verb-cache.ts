@@ -1,6 +1,6 @@
 /**
- * `toolsmith kit list`, `kit info NAME`, `tools ...`, `validate FILE ...` and `sandboxes [--json]` without the
- * service, and
+ * `toolsmith kit list`, `kit info NAME`, `tools ...`, `validate FILE ...`, `sandboxes [--json]`, `skill
+ * list ...` and `mcp-servers list [--json]` without the service (or the workspace reader), and
  * every help (`--help`, `-h`, `help [VERB]`, no arguments) without commander: the last answer of the same
  * command line, kept in the user's cache folder (never in the workspace) under a key hashed from
  * everything the answer depends on.
@@ -11,7 +11,8 @@
  *   verb takes the full path (config validated, tools extracted with pyright's parser, kits resolved; for
  *   `validate`, the script parsed and checked) and stores its answer again. Only answers (a success, or
  *   `validate`'s exit 1 for an invalid script) of workspaces without MCP servers are kept (MCP tools come
- *   from live servers); the exit code is kept with the answer.
+ *   from live servers; `mcp-servers list`, which connects to none, in any workspace); the exit code is
+ *   kept with the answer. A hit sweeps no leftover containers (the next verb that runs a sandbox does).
  * - A help: the package version and code stamp, the arguments, and what commander's text depends on
  *   besides: whether stdout and stderr are terminals and their width (commander wraps to it), and the
  *   colour variables (NO_COLOR, FORCE_COLOR, CLICOLOR_FORCE). Not the workspace: no verb's help reads it.
@@ -60,17 +61,20 @@ const MAX_ENTRIES = 32;
 
 /**
  * The command lines answered from the cache: `kit list [--json]`, `kit info NAME [--json]` (the same
- * files as `kit list`: the kits, the tools they name, the config's grades), `tools ...`, `sandboxes ...`
- * and `validate FILE ...` (a file, not standard input; the file's bytes are part of the key). Helps are
- * answered from a cache of their own (`helpAsked`).
+ * files as `kit list`: the kits, the tools they name, the config's grades), `tools ...`, `sandboxes ...`,
+ * `validate FILE ...` (a file, not standard input; the file's bytes are part of the key), `skill list
+ * ...` (the skills' files, their verdicts and the sandboxes' tools: all in the key) and `mcp-servers list
+ * [--json]` (the config's declarations; it connects to none). Not `runs list` nor `template list`: they
+ * read the run store, which changes without any file of the key changing. Helps are answered from a
+ * cache of their own (`helpAsked`).
  */
 export function cacheableVerb(argv: string[], verb: string | undefined): boolean {
   if (argv.includes('--help') || argv.includes('-h') || argv.includes('help')) return false;
   if (verb === 'tools' || verb === 'sandboxes') return true;
   if (verb === 'validate') return validatedFile(argv) !== undefined;
-  if (verb !== 'kit') return false;
-  const after = argv.slice(argv.indexOf('kit') + 1).filter((a) => !a.startsWith('-'));
-  return after[0] === 'list' || after[0] === 'info';
+  if (verb !== 'kit' && verb !== 'skill' && verb !== 'mcp-servers') return false;
+  const after = argv.slice(argv.indexOf(verb) + 1).filter((a) => !a.startsWith('-'));
+  return after[0] === 'list' || (verb === 'kit' && after[0] === 'info');
 }
 
 /** `validate`'s options that take a value (`--name value`; `--name=value` is one word). */

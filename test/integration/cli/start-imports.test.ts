@@ -168,10 +168,14 @@ describe.each(Object.entries(ENTRIES))('a one-shot verb loads only what it uses 
     expect(r.undici).toBe(false);
   });
 
-  it('kit list and tools from the verb cache: commander only', () => {
+  it('kit list, tools, skill list and mcp-servers list from the verb cache: commander only', () => {
     for (const args of [
       ['--workspace', ws, 'kit', 'list'],
       ['--workspace', ws, 'tools', '--sandbox', 'ecommerce'],
+      // (their full path reads the workspace without the service, but still loads zod, the config's
+      // schemas and pyright's and Babel's parsers: ~3.5x the Node start)
+      ['--workspace', ws, 'skill', 'list', '--json'],
+      ['--workspace', ws, 'mcp-servers', 'list', '--json'],
     ]) {
       const full = loads(entry, args); // the full path writes the answer
       const r = loads(entry, args);

@@ -1,5 +1,6 @@
 /**
- * `kit list`, `kit info`, `tools`, `sandboxes` and `validate FILE` as fresh processes answer from the last answer of an
+ * `kit list`, `kit info`, `tools`, `sandboxes`, `skill list`, `mcp-servers list` and `validate FILE` as fresh
+ * processes answer from the last answer of an
  * unchanged workspace (the verb cache in the user's cache folder) and take the full path again when
  * anything they depend on changes: a kit file, tools.py, config.toml, a skill, the arguments, the script.
  * Every help answers from the last answer of the same arguments and terminal (width, colour variables).
@@ -431,4 +432,137 @@ describe('the output of an answer given before main loads (written on the descri
     expect(withStdout(args, 'pipe').out).toBe(`${script}: valid (python)\n`);
     expect(answers().some((a) => a.out === `${script}: valid (python)\n`)).toBe(true);
   }, 60_000);
+});
+
+describe('the verb cache of skill list and mcp-servers list', () => {
+  // A workspace and cache folder of their own: the answers planted here are only these verbs'.
+  let ws2: string;
+  let cache2: string;
+  let env2: Record<string, string>;
+  beforeAll(() => {
+    ws2 = tempWorkspace('toolsmith-verb-cache-lists-');
+    cache2 = mkdtempSync(join(tmpdir(), 'toolsmith-verb-cache-lists-home-'));
+    env2 = { XDG_CACHE_HOME: cache2, TOOLSMITH_BACKEND: 'process' };
+  });
+  afterAll(() => {
+    removeWorkspace(ws2);
+    rmSync(cache2, { recursive: true, force: true });
+  });
+  const run2 = (args: string[]) => runToolsmith(ws2, args, env2);
+  /** main's own answer: an empty cache folder of its own. */
+  const main2 = (args: string[]) => runToolsmith(ws2, args, { ...env2, XDG_CACHE_HOME: fresh() });
+  /** Every answer kept in this cache folder now says PLANTED: a later run printing it was a hit. */
+  const plantAll = (): number => {
+    let n = 0;
+    for (const f of readdirSync(join(cache2, 'toolsmith')).filter((x) => x.startsWith('verbs-'))) {
+      const file = join(cache2, 'toolsmith', f);
+      const data = JSON.parse(readFileSync(file, 'utf8')) as { answers: VerbAnswer[] };
+      for (const a of data.answers) {
+        a.out = 'PLANTED\n';
+        a.err = '';
+        n++;
+      }
+      writeFileSync(file, JSON.stringify(data));
+    }
+    return n;
+  };
+
+  it("skill list: main's answer kept and given from the cache; a skill, its verdict or tools.py changed is read anew; never kept with MCP servers", async () => {
+    const lines = [
+      ['skill', 'list'],
+      ['skill', 'list', '--sandbox', 'ecommerce', '--json'],
+    ];
+    for (const args of lines) {
+      const main = await main2(args);
+      expect(main.code).toBe(0);
+      expect(await run2(args)).toEqual(main); // (the full path: kept)
+      expect(await run2(args)).toEqual(main);
+    }
+    expect(plantAll()).toBe(lines.length);
+    for (const args of lines) expect(await run2(args)).toEqual(PLANTED);
+
+    const skill = 'def noop():\n    """Nothing."""\n    return 1\n';
+    const changes: [string, () => void][] = [
+      [
+        'a skill file',
+        () => {
+          mkdirSync(join(ws2, 'skills', 'ecommerce'), { recursive: true });
+          writeFileSync(join(ws2, 'skills', 'ecommerce', 'noop.py'), skill);
+        },
+      ],
+      [
+        "the skills' verdicts",
+        () =>
+          new SkillFiles(ws2).setVerdict('ecommerce', 'noop', {
+            passed: true,
+            hash: contentHash(skill),
+            at: 2,
+            failures: [],
+          }),
+      ],
+      ['tools.py', () => appendFileSync(join(ws2, 'sandboxes', 'ecommerce', 'tools.py'), '\n# edited\n')],
+    ];
+    for (const [what, change] of changes) {
+      change();
+      for (const args of lines) {
+        const after = await run2(args);
+        expect(after, what).not.toEqual(PLANTED);
+        expect(after, what).toEqual(await main2(args));
+        expect(after.out, what).toContain('noop');
+        expect(await run2(args), what).toEqual(after);
+      }
+      expect(plantAll(), what).toBeGreaterThan(0);
+    }
+    // A sandbox that is not the workspace's: a usage error, never kept.
+    const bad = await run2(['skill', 'list', '--sandbox', 'nope']);
+    expect(bad.code).toBe(2);
+    expect(await run2(['skill', 'list', '--sandbox', 'nope'])).toEqual(bad);
+
+    // A workspace whose sandboxes import MCP tools: its skills' tools come from live servers, so
+    // nothing is kept (as for kit list and tools).
+    appendFileSync(
+      join(ws2, '.toolsmith', 'config.toml'),
+      '\n[mcp_servers.files]\ncommand = "node"\nargs = ["server.mjs"]\n\n[sandboxes.ecommerce.mcp.files]\n',
+    );
+    const withMcp = await run2(['skill', 'list']);
+    expect(withMcp.code, withMcp.err).toBe(0);
+    plantAll();
+    expect(await run2(['skill', 'list'])).toEqual(withMcp);
+  }, 180_000);
+
+  it('mcp-servers list: kept with MCP servers declared or not (it connects to none); a server declared is read anew', async () => {
+    // (a workspace of its own: the test before declared a server in its config)
+    removeWorkspace(ws2);
+    ws2 = tempWorkspace('toolsmith-verb-cache-mcp-');
+    const lines = [
+      ['mcp-servers', 'list'],
+      ['mcp-servers', 'list', '--json'],
+    ];
+    const before: Record<string, { code: number; out: string; err: string }> = {};
+    for (const args of lines) {
+      const main = await main2(args);
+      expect(main.code).toBe(0);
+      expect(await run2(args)).toEqual(main);
+      expect(await run2(args)).toEqual(main);
+      before[args.join(' ')] = main;
+    }
+    expect(before['mcp-servers list']!.out).toMatch(/^no MCP servers declared/m);
+    plantAll();
+    for (const args of lines) expect(await run2(args)).toEqual(PLANTED);
+
+    appendFileSync(
+      join(ws2, '.toolsmith', 'config.toml'),
+      '\n[mcp_servers.silent]\ncommand = "node"\nargs = ["silent.mjs", "--silent"]\n\n[sandboxes.mute]\ndescription = "A server that never answers."\n\n[sandboxes.mute.mcp.silent]\n',
+    );
+    for (const args of lines) {
+      const after = await run2(args);
+      expect(after).not.toEqual(PLANTED);
+      expect(after).toEqual(await main2(args));
+      expect(after.out).toContain('silent');
+      expect(await run2(args)).toEqual(after);
+    }
+    // Kept, MCP servers and all: the next runs are answered from the cache.
+    plantAll();
+    for (const args of lines) expect(await run2(args)).toEqual(PLANTED);
+  }, 120_000);
 });
