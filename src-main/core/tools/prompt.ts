@@ -65,7 +65,13 @@ export function parameterPrompt(p: ToolParameter, indent = '', language: ManualL
     element('description', p.description, inner) +
     element('source', p.source, inner) +
     element('display_name', p.displayName, inner) +
-    (p.required ? '' : element('default', json(p.default ?? null), inner)) +
+    // An optional parameter with no default (a JS/TS skill's `x?: T`, an MCP tool's property without
+    // one) is optional and nothing more in a JS/TS manual: a missing argument is `undefined` there, and
+    // `<default>null</default>` told the model of a value it never gets. Python's call passes `None`
+    // (its signature says `= None`), so its manual keeps it.
+    (p.required || (p.default === undefined && language !== 'python')
+      ? ''
+      : element('default', json(p.default ?? null), inner)) +
     element('options', p.options && json(p.options), inner) +
     element('examples', p.examples && json(p.examples), inner) +
     `${indent}</parameter>\n`

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { jsSkillFileText, jsSkillShape, splitJsSkillFile } from '../../../src-main/core/skills/js-skill.ts';
+import { toolsPrompt } from '../../../src-main/core/tools/prompt.ts';
 
 const SPENT_TS = `/**
  * What a customer spent over all their orders.
@@ -103,6 +104,26 @@ describe('the shape of a JS/TS skill', () => {
       expect(params(sig).problems, sig).toEqual([
         'the default of a must be a literal (a number, string, true, false, null, or an array or object of them): the manual shows callers the value they get',
       ]);
+  });
+
+  it('shows an optional parameter without a default as optional in the manual, with no default made up', () => {
+    const { tool, problems } = jsSkillShape(
+      'f',
+      '/**\n * F.\n * @param b B.\n */\nfunction f(a: string, b?: number, c: string = "x", d: string | null = null) {\n  return a;\n}\n',
+      'ts',
+    );
+    expect(problems).toEqual([]);
+    for (const language of ['ts', 'js'] as const) {
+      const manual = toolsPrompt([tool], language);
+      const param = (name: string) =>
+        manual.match(new RegExp(`<parameter name="${name}"[^]*?</parameter>`))?.[0] ?? '';
+      // Before: `<default>null</default>`, a value the skill never gets (a missing argument is undefined).
+      expect(param('b'), language).toContain('required="false"');
+      expect(param('b'), language).not.toContain('<default>');
+      // A default written in the skill is still shown, null included.
+      expect(param('c'), language).toContain('<default>"x"</default>');
+      expect(param('d'), language).toContain('<default>null</default>');
+    }
   });
 
   it('takes JSDoc types in a JS skill', () => {
