@@ -35,6 +35,24 @@ export interface RunExport {
   events: RunEvent[];
 }
 
+/** A suite run as this process wrote it, kept in memory (see RunEvents.suitesInFlight). */
+interface SuiteMirror {
+  /** Its `suite_runs` row, by column. */
+  row: Record<string, unknown>;
+  /** Its `suite_results` rows, by case, column and repeat. */
+  results: Map<string, Record<string, unknown>>;
+  /** Its case runs (their `runs.suite_run`). */
+  tags: Set<string>;
+  endedAt?: number;
+}
+
+/** One write of a suite run (SuiteStore), as the columns it wrote. */
+export type SuiteChange =
+  | { row: Record<string, unknown> }
+  | { result: Record<string, unknown> }
+  | { tag: string }
+  | { end: { status: string; finished_at: number; error: string | null } };
+
 /** Events held in memory while the disk is full, at most this many bytes (JSON) over all runs. */
 export const MAX_PENDING_BYTES = 32 * 1024 * 1024;
 /** How often held events are tried again while the disk is full. */
@@ -196,17 +214,65 @@ export class RunEvents {
       if (m.endedAt !== undefined && m.endedAt <= seen) this.inFlight.delete(id);
   }
 
-  /** The runs in flight (see inFlight), to be written to the store now at the path. */
+  /**
+   * This process's suite runs as it wrote them (the row, each result, its case runs' tags), kept in
+   * memory for the same reason as its runs in flight (see inFlight) and under the same rule: those still
+   * going, and those that ended after the files were last seen whole, are written to the content now at
+   * the path after an overwrite. Before, an overwrite carried the case runs but not their suite run: the
+   * suite run's later results and its end were written against a row that was no longer there, and it
+   * was gone from the new content.
+   */
+  private readonly suitesInFlight = new Map<string, SuiteMirror>();
+
+  /** A write of a suite run this process started (SuiteStore), mirrored (see suitesInFlight). */
+  mirrorSuite(id: string, change: SuiteChange): void {
+    if (!this.conn) return;
+    if ('row' in change) {
+      this.suitesInFlight.set(id, { row: { ...change.row }, results: new Map(), tags: new Set() });
+    } else {
+      const m = this.suitesInFlight.get(id);
+      if (!m) return;
+      if ('result' in change) {
+        const r = change.result;
+        m.results.set(JSON.stringify([r['case_id'], r['col'], r['rep']]), { ...r });
+      } else if ('tag' in change) m.tags.add(change.tag);
+      else {
+        Object.assign(m.row, change.end);
+        m.endedAt = steadyNow();
+      }
+    }
+    const seen = this.conn.okAt;
+    for (const [key, m] of this.suitesInFlight)
+      if (m.endedAt !== undefined && m.endedAt <= seen) this.suitesInFlight.delete(key);
+  }
+
+  /** The runs and suite runs in flight (see inFlight, suitesInFlight), to be written to the store now at the path. */
   private keepInFlight(): (() => string | undefined) | undefined {
     const seen = this.conn?.okAt ?? steadyNow();
-    const runs = [...this.inFlight.values()]
-      .filter((m) => m.endedAt === undefined || m.endedAt > seen)
-      .map((m) => [...m.events]);
-    if (runs.length === 0) return undefined;
+    const current = <T extends { endedAt?: number }>(m: T) => m.endedAt === undefined || m.endedAt > seen;
+    const runs = [...this.inFlight.values()].filter(current).map((m) => [...m.events]);
+    const suites = [...this.suitesInFlight.entries()]
+      .filter(([, m]) => current(m))
+      .map(([id, m]) => ({ id, row: { ...m.row }, results: [...m.results.values()], tags: [...m.tags] }));
+    if (runs.length === 0 && suites.length === 0) return undefined;
     return () => {
       let kept = 0;
       for (const run of runs) if (this.writeAgain(run)) kept++;
-      return kept ? `${kept} run(s) of this process written there again` : undefined;
+      const db = this.conn?.db ?? this.db;
+      let suiteRuns = 0;
+      if (suites.length)
+        this.tx('a suite run written again', () => {
+          const tag = db.prepare('UPDATE runs SET suite_run = ? WHERE id = ? AND suite_run IS NULL');
+          for (const s of suites) {
+            suiteRuns += insertRows(db, 'suite_runs', [s.row]);
+            insertRows(db, 'suite_results', s.results);
+            for (const runId of s.tags) tag.run(s.id, runId);
+          }
+        });
+      const said = [kept ? `${kept} run(s)` : '', suiteRuns ? `${suiteRuns} suite run(s)` : ''].filter(
+        Boolean,
+      );
+      return said.length ? `${said.join(', ')} of this process written there again` : undefined;
     };
   }
 

@@ -25,13 +25,13 @@ import type { RunPage, RunSummary } from '../../core/records/summary.ts';
 import { steadyNow } from '../clock.ts';
 import { DiskFullError, openStore, RunStoreError, StoreConnection } from './connection.ts';
 import { RunEvents } from './run-events.ts';
-import type { RunExport } from './run-events.ts';
+import type { RunExport, SuiteChange } from './run-events.ts';
 import { RunQueries } from './run-queries.ts';
 import type { RunFilter } from './run-queries.ts';
 import { markInterrupted, runStatements } from './run-statements.ts';
 import { StatementCache } from './statements.ts';
 
-export type { RunPage, RunSummary, RunExport, RunFilter };
+export type { RunPage, RunSummary, RunExport, RunFilter, SuiteChange };
 export {
   DiskFullError,
   interruptedReason,
@@ -177,8 +177,6 @@ export class RunStore extends RunQueries {
     return this.log.import(doc);
   }
 
-  /** Counts one use of a template (the ratchet's counters); held in memory while the disk is full. */
-  /** A suite run this process started (SuiteStore): carried into a new file if this one is replaced. */
   /**
    * Checks now that the store's files are still the ones opened (see StoreConnection.check), as each
    * look of its watch does: a file that looks overwritten is not waited for here (a statement waits).
@@ -187,10 +185,21 @@ export class RunStore extends RunQueries {
     this.conn?.check(true, false);
   }
 
+  /** A suite run this process started (SuiteStore): carried into a new file if this one is replaced. */
   noteSuiteRun(id: string): void {
     this.log.noteSuiteRun(id);
   }
 
+  /**
+   * A write of a suite run this process started (SuiteStore), kept in memory while the suite run goes
+   * on: carried into the content now at the path if this file is overwritten in place.
+   */
+  mirrorSuite(id: string, change: SuiteChange): void {
+    if (this.closed) return;
+    this.log.mirrorSuite(id, change);
+  }
+
+  /** Counts one use of a template (the ratchet's counters); held in memory while the disk is full. */
   recordTemplateUse(name: string, success: boolean): void {
     if (this.closed) return; // a run ending after the store closed (see isClosed)
     this.log.recordTemplateUse(name, success);

@@ -84,29 +84,51 @@ export class SuiteStore {
   /** The store's file, named by a disk-full error (see storeWrite). */
   private readonly file: string;
 
+  // Each write is mirrored in the run store's memory once it is made (RunStore.mirrorSuite): a file
+  // overwritten in place keeps nothing of it, and the suite run is written there again from memory.
+
   create(spec: SuiteRunSpec, id: string = randomUUID()): string {
+    const createdAt = this.now();
+    const text = JSON.stringify(spec);
     storeWrite(this.file, 'a new suite run', () =>
-      this.stmts.create.run(id, spec.suite, this.now(), process.pid, JSON.stringify(spec)),
+      this.stmts.create.run(id, spec.suite, createdAt, process.pid, text),
     );
     this.runs.noteSuiteRun(id);
+    this.runs.mirrorSuite(id, {
+      row: {
+        id,
+        suite: spec.suite,
+        created_at: createdAt,
+        status: 'running',
+        owner_pid: process.pid,
+        spec: text,
+      },
+    });
     return id;
   }
 
   /** Tags a case's run with its suite run (the runs list filters by it). */
   tagRun(runId: string, suiteRun: string): void {
     storeWrite(this.file, "a case run's suite tag", () => this.stmts.tagRun.run(suiteRun, runId));
+    this.runs.mirrorSuite(suiteRun, { tag: runId });
   }
 
   addResult(suiteRun: string, r: CaseResult): void {
+    const data = JSON.stringify(r);
     storeWrite(this.file, 'a suite result', () =>
-      this.stmts.addResult.run(suiteRun, r.caseId, r.column, r.rep, r.runId, JSON.stringify(r)),
+      this.stmts.addResult.run(suiteRun, r.caseId, r.column, r.rep, r.runId, data),
     );
+    this.runs.mirrorSuite(suiteRun, {
+      result: { suite_run: suiteRun, case_id: r.caseId, col: r.column, rep: r.rep, run_id: r.runId, data },
+    });
   }
 
   finish(id: string, status: Exclude<SuiteRunStatus, 'running' | 'interrupted'>, error?: string): void {
+    const finishedAt = this.now();
     storeWrite(this.file, "a suite run's end", () =>
-      this.stmts.finish.run(status, this.now(), error ?? null, id),
+      this.stmts.finish.run(status, finishedAt, error ?? null, id),
     );
+    this.runs.mirrorSuite(id, { end: { status, finished_at: finishedAt, error: error ?? null } });
     // Its end is checked to have reached the file now at the path (see RunEvents.keepWritten).
     this.runs.checkFiles();
   }

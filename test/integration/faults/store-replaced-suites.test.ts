@@ -3,16 +3,19 @@
  * user's machine meets it (runs.db and its WAL deleted by hand, only the WAL deleted, runs.db put back
  * from an older copy). The process then finishes the suite run and counts one more template use: the
  * suite run, every result and its runs' tags, and the template's counters are all in the file now at
- * the path, as another process reads it afterwards.
+ * the path, as another process reads it afterwards. An overwrite in place (`cp other/runs.db runs.db`:
+ * the same file, another store's content) carries the suite run too, as it carries the runs in flight.
  */
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RunStore } from '../../../src-main/infra/store/run-store.ts';
 import { SuiteStore } from '../../../src-main/infra/store/suite-store.ts';
+import { POLL_MS } from '../../support/budgets.ts';
+import { runStarted } from '../../support/run-records.ts';
 import { repoRoot } from '../../support/workspace.ts';
 
 const dirs: string[] = [];
@@ -97,6 +100,60 @@ describe('a suite run and template counters when the store is replaced under a l
           .sort(),
       ).toEqual([...ended.runs].sort());
       expect(store.templateStats().get('user-email')).toMatchObject({ successes: 3, failures: 0 });
+    } finally {
+      store.close();
+    }
+  });
+});
+
+describe('a suite run when the store is overwritten in place under a live process', () => {
+  it("the suite run, its results and its case runs' tags are written to the new content, as its runs are", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolsmith-overwritten-'));
+    dirs.push(dir);
+    const file = join(dir, 'ws', 'runs.db');
+    mkdirSync(join(dir, 'ws'));
+    new RunStore(file).close();
+    // Another workspace's store (its own id), with one run of its own: what is copied over the live one.
+    const other = join(dir, 'other.db');
+    const theirs = new RunStore(other);
+    const theirRun = theirs.createRun(runStarted('a run of the other store'));
+    theirs.append(theirRun, 'run_finished', { status: 'failed', error: 'e' });
+    theirs.close();
+    const w = writer(file);
+    const begun = await w.send('begin');
+    copyFileSync(other, file);
+    // (acted on by the writer's watch once the file stayed the same: a write before that is refused)
+    await vi.waitFor(() => expect(w.err()).toMatch(/overwritten in place/), {
+      timeout: POLL_MS,
+      interval: 50,
+    });
+    const ended = await w.send('end');
+    expect(ended.suiteRun).toBe(begun.suiteRun);
+    await w.send('exit');
+    expect(await w.exited).toBe(0);
+    // Before: "(1 run(s) of this process written there again)": the case run was carried, its suite run
+    // was not.
+    expect(w.err()).toMatch(
+      /overwritten in place with another run store .* \(1 run\(s\), 1 suite run\(s\) of this process written there again\)/,
+    );
+
+    const store = new RunStore(file);
+    try {
+      const suites = new SuiteStore(store);
+      expect(suites.get(ended.suiteRun)).toMatchObject({
+        suite: 'smoke',
+        status: 'passed',
+        done: 2,
+        passed: 2,
+      });
+      expect(suites.results(ended.suiteRun).map((r) => r.runId)).toEqual(ended.runs);
+      expect(
+        store
+          .list({ suiteRun: ended.suiteRun })
+          .runs.map((r) => r.id)
+          .sort(),
+      ).toEqual([...ended.runs].sort());
+      expect(store.has(theirRun)).toBe(true);
     } finally {
       store.close();
     }
