@@ -17,6 +17,7 @@ import {
   rmSync,
   mkdirSync,
   openSync,
+  readFileSync,
   readSync,
   renameSync,
   statfsSync,
@@ -269,13 +270,90 @@ export function interruptedReason(pid: number | null, lastSeen: number): string 
 }
 
 /**
- * Opens (creating its folder) and migrates the store at `file` (or `:memory:`).
+ * The marker `toolsmith runs recover` holds (recover.ts) from its last look for another process with
+ * the store open until the recovered file is in place: made whole at once, naming the recovery's pid.
+ */
+export const recoveryMarker = (file: string): string => `${file}.recovering`;
+
+/** The pid of a live recovery holding the marker of `file` (see recoveryMarker), or undefined. */
+export function recoveryGoingOn(file: string): number | undefined {
+  let text: string;
+  try {
+    text = readFileSync(recoveryMarker(file), 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+  const pid = Number(text);
+  // (one left by a recovery that was killed there is no recovery going on)
+  return Number.isInteger(pid) && pid > 0 && pid !== process.pid && pidAlive(pid) ? pid : undefined;
+}
+
+/** How long an open waits, at most, for a recovery to put its file in place (its renames: milliseconds). */
+const RECOVERY_WAIT_MS = 30_000;
+
+/** Waits while a live recovery holds the marker of `file`; refused, naming it, past RECOVERY_WAIT_MS. */
+function awaitRecovery(file: string): void {
+  const until = performance.now() + RECOVERY_WAIT_MS;
+  const nap = new Int32Array(new SharedArrayBuffer(4));
+  for (let pid = recoveryGoingOn(file); pid !== undefined; pid = recoveryGoingOn(file)) {
+    if (performance.now() > until)
+      throw new RunStoreError(
+        `the run store ${file} is being recovered by another process (pid ${pid}: \`toolsmith runs recover\`) for more than ${RECOVERY_WAIT_MS / 1000} s; try again once it ends, or remove ${recoveryMarker(file)} if no recovery runs`,
+      );
+    Atomics.wait(nap, 0, 0, 20);
+  }
+}
+
+/**
+ * Opens (creating its folder) and migrates the store at `file` (or `:memory:`). A recovery putting its
+ * new file in place (`toolsmith runs recover`, recover.ts) is waited for, before the open and after it:
+ * an open that met the recovery (the marker there after it, or the file it opened no longer the one at
+ * the path, as the kernel's lock table tells) gives that connection up and opens the file now there.
+ * Before, a process that opened the store between the recovery's last look and its renames wrote to the
+ * damaged file moved aside: a run it made and ended meanwhile was never in the recovered store.
  */
 export function openStore(
   file: string,
   warn: (line: string) => void = (line) => process.stderr.write(`toolsmith: ${line}\n`),
 ): DatabaseSync {
   if (file === ':memory:') return migrated(openFile(file), file);
+  for (let tries = 1; ; tries++) {
+    awaitRecovery(file);
+    const before = fileId(file);
+    const db = openAt(file, warn);
+    if (tries === 5 || !metRecovery(file, before)) return db;
+    // (never closed: closing checkpoints its log into the file it opened and deletes the log at the path)
+    abandon(db);
+    dropOwnSideFiles(file);
+  }
+}
+
+/**
+ * Whether an open of `file` just made met a recovery: its marker is there (it may have looked for
+ * other processes before this one had the file locked), or the file at the path is not the one there
+ * before the open and this process holds no lock on it (the one it opened was moved aside). A store
+ * opened read-only takes no lock.
+ */
+function metRecovery(file: string, before: FileId | undefined): boolean {
+  if (recoveryGoingOn(file) !== undefined) return true;
+  if (readOnlyStores.has(file) || sameFile(fileId(file), before)) return false;
+  const holders = lockHolders(file);
+  return holders !== undefined && !holders.includes(process.pid);
+}
+
+/**
+ * The `-wal`/`-shm` at the path when only this process holds them and it holds no lock on the file
+ * there: a connection given up (see openStore) made them for the file moved aside, removed so the file
+ * at the path never reads them.
+ */
+function dropOwnSideFiles(file: string): void {
+  const shm = lockHolders(`${file}-shm`);
+  if (!shm?.length || shm.some((p) => p !== process.pid)) return;
+  if (lockHolders(file)?.length) return;
+  for (const side of ['-wal', '-shm']) removeIfSame(`${file}${side}`, undefined);
+}
+
+function openAt(file: string, warn: (line: string) => void): DatabaseSync {
   mkdirSync(dirname(file), { recursive: true });
   refuseNonFile(file);
   const fixed = repairSideFiles(file);

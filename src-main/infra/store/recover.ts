@@ -9,6 +9,7 @@ import {
   closeSync,
   copyFileSync,
   existsSync,
+  linkSync,
   mkdtempSync,
   openSync,
   readFileSync,
@@ -21,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { EVENT_VERSION } from '../../core/records/events.ts';
-import { RunStoreError } from './connection.ts';
+import { recoveryGoingOn, recoveryMarker, RunStoreError } from './connection.ts';
 import { lockHolders } from './file-locks.ts';
 import { EXPORT_FORMAT } from './run-events.ts';
 import type { EventRow } from './run-statements.ts';
@@ -193,23 +194,79 @@ export function recoverStore(file: string): Recovered {
       old.close();
     }
     carried = writeBeside(fresh, beside);
+  } catch (e) {
+    rmSync(fresh, { force: true });
+    rmSync(work, { recursive: true, force: true });
+    throw e;
+  }
+  rmSync(work, { recursive: true, force: true });
+  const damaged = `${file}.damaged-${at}`;
+  // The store's marker is held from the last look for another process through the renames: a process
+  // opening the store meanwhile waits for it and opens the recovered file (connection.ts, openStore).
+  // Before, the renames came after the last look with nothing held: a process that opened the store
+  // in between wrote to the damaged file moved aside, and a run it made and ended then was never in
+  // the recovered store.
+  const marker = holdRecoveryMarker(file, fresh);
+  try {
     const during = openElsewhere(file);
     if (during.length)
       throw new RunStoreError(
         `the run store ${file} was opened by another process while its runs were copied (${during.join('; ')}): stop it (serve, mcp, the workbench, a run) and recover again; nothing was changed`,
       );
+    pauseBeforeRenames();
+    renameSync(file, damaged);
+    for (const side of ['-wal', '-shm'])
+      if (existsSync(`${file}${side}`)) renameSync(`${file}${side}`, `${damaged}${side}`);
+    renameSync(fresh, file);
   } catch (e) {
     rmSync(fresh, { force: true });
     throw e;
   } finally {
-    rmSync(work, { recursive: true, force: true });
+    rmSync(marker, { force: true });
   }
-  const damaged = `${file}.damaged-${at}`;
-  renameSync(file, damaged);
-  for (const side of ['-wal', '-shm'])
-    if (existsSync(`${file}${side}`)) renameSync(`${file}${side}`, `${damaged}${side}`);
-  renameSync(fresh, file);
   return { runs, events, lost, damaged, ...carried };
+}
+
+/**
+ * Makes the store's recovery marker (connection.ts, recoveryMarker), whole at once (written under a
+ * name of its own, then hard-linked to the marker's name): its path. One left by a recovery that was
+ * killed there is replaced; one of a live recovery refuses this one.
+ */
+function holdRecoveryMarker(file: string, fresh: string): string {
+  const marker = recoveryMarker(file);
+  const own = `${marker}.${process.pid}.tmp`;
+  writeFileSync(own, `${process.pid}\n`, { mode: 0o600 });
+  try {
+    for (let i = 0; i < 3; i++) {
+      try {
+        linkSync(own, marker);
+        return marker;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      }
+      const other = recoveryGoingOn(file);
+      if (other !== undefined) {
+        rmSync(fresh, { force: true });
+        throw new RunStoreError(
+          `the run store ${file} is being recovered by another process (pid ${other}); nothing was changed by this one`,
+        );
+      }
+      rmSync(marker, { force: true });
+    }
+    throw new RunStoreError(`could not make ${marker}: it is made again as fast as it is removed`);
+  } finally {
+    rmSync(own, { force: true });
+  }
+}
+
+/**
+ * TOOLSMITH_RECOVER_PAUSE_MS: a pause between the last look for another process with the store open and
+ * the renames, so that a test's second process opens the store in that window
+ * (test/integration/faults/store-recover-window.test.ts).
+ */
+function pauseBeforeRenames(): void {
+  const ms = Number(process.env['TOOLSMITH_RECOVER_PAUSE_MS'] ?? 0);
+  if (ms > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 /**
