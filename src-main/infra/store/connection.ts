@@ -65,6 +65,22 @@ export class StoreUnwritableError extends DiskFullError {
 }
 
 /**
+ * A statement refused at once because the store's file looks overwritten in place (a copy going on
+ * over it: see StoreConnection.overwritten) and is not acted on yet: a write now would go to the old
+ * content's write-ahead log, which the reopen empties. Held like a full disk's writes (a DiskFullError
+ * to the event log: a run's events and template counts are kept in memory and written to the new
+ * content once the overwrite is acted on); any other write is refused with this error, naming why.
+ */
+export class StoreOverwrittenError extends DiskFullError {
+  // (its name stays DiskFullError's: front ends that know the store's errors by name, the CLI's main,
+  // report it as one, its message saying what it is)
+  constructor(file: string, verdict: string) {
+    super(file, 'a write', verdict);
+    this.message = `the run store ${file} is being overwritten in place with ${verdict} while this process (pid ${process.pid}) has it open (a copy still going on?): nothing was written, since a write now would go to the old content's write-ahead log and be lost; a run's events and template counts are held and written to the new content once it stays the same; try anything else again in a moment (and never copy a store over one in use)`;
+  }
+}
+
+/**
  * Why a failed SQLite write is the files refusing writes (SQLITE_IOERR, READONLY, PERM or CANTOPEN
  * while the database, its WAL or its folder is not writable: `chattr +i`, a read-only mount, a mode
  * changed), or undefined.
@@ -611,11 +627,6 @@ const CHECK_MS = 50;
 const WATCH_MS = 250;
 /** How long an overwritten file must stay unchanged before it is acted on (a copy still going on). */
 const STABLE_MS = 300;
-/**
- * How long a statement waits, at most, for a file that looks overwritten to stay the same and be acted
- * on (see StoreConnection.awaitOverwrite) before it is refused.
- */
-const OVERWRITE_WAIT_MS = 10_000;
 /** The WAL is checkpointed by the store (not by SQLite's auto-checkpoint) past this many frames. */
 const CHECKPOINT_FRAMES = 1000;
 
@@ -1101,46 +1112,35 @@ export class StoreConnection implements Guard {
   /**
    * Checks the files (at most every CHECK_MS unless `force`: a write to a file replaced within that
    * window is written again to the new file with the rest of this process's runs). A file that looks
-   * overwritten is waited for (see awaitOverwrite) unless `wait` is false (a look alone, as the watch's).
+   * overwritten and is not acted on yet refuses the statement (see refuseWhileOverwritten) unless
+   * `statement` is false (a look alone, as the watch's).
    */
-  check(force: boolean, wait = true): void {
+  check(force: boolean, statement = true): void {
     if (!this.dbId || this.checking) return;
     const t = performance.now();
-    // (never skipped while the file looks overwritten: see awaitOverwrite)
+    // (never skipped while the file looks overwritten: see refuseWhileOverwritten)
     if (!force && !this.suspect && t - this.lastCheck < CHECK_MS) return;
     this.lastCheck = t;
-    const why = this.changed() ?? (this.suspect && wait ? this.awaitOverwrite() : undefined);
+    const why = this.changed();
     if (why) this.reopen(why);
     // While the file looks overwritten (waiting for it to stay the same), it is not seen whole: a run
     // that ends meanwhile is still carried to the content there once acted on.
     else if (!this.suspect) this.okAt = steadyNow();
+    else if (statement) this.refuseWhileOverwritten();
   }
 
   /**
    * A statement while the file looks overwritten and is not yet acted on (see overwritten: it must stay
-   * the same STABLE_MS, a copy may still be going on): it waits, the file looked at again and again,
-   * until the overwrite is acted on (the store opened again on the new content, where the statement then
-   * runs) or the file is found not overwritten after all. Before, a write in that wait went to the old
-   * content's write-ahead log, which the reopen empties: an import, a suite run, a template's counter,
-   * a deleted run made then were lost without a word (runs in flight alone are carried from memory). A
-   * file still changing after OVERWRITE_WAIT_MS refuses the statement, naming why.
+   * the same STABLE_MS, a copy may still be going on) is refused at once with a StoreOverwrittenError:
+   * the event log holds a run's events and template counts, written to the new content once the
+   * overwrite is acted on (by the watch, or the first statement after the file stayed the same); any
+   * other write is refused, naming why. Before, the statement waited for it in a loop of synchronous
+   * sleeps, up to 10 s while a copy went on: the process (serve, the MCP server, the workbench) answered
+   * nothing meanwhile.
    */
-  private awaitOverwrite(): ReplacedWhy | undefined {
-    const until = performance.now() + OVERWRITE_WAIT_MS;
-    const nap = new Int32Array(new SharedArrayBuffer(4));
-    for (let s = this.suspect; s; s = this.suspect) {
-      if (performance.now() > until)
-        throw new RunStoreError(
-          `the run store ${this.file} was overwritten in place with ${s.verdict} while this process (pid ${process.pid}) had it open, and it is still changing after ${OVERWRITE_WAIT_MS / 1000} s (a copy still going on?): nothing was written, since a write now would go to the old content's write-ahead log and be lost; try again once the copy is done (and never copy a store over one in use)`,
-        );
-      Atomics.wait(nap, 0, 0, 20);
-      const over = this.overwritten();
-      if (over) {
-        this.overwrittenWith = over;
-        return 'overwritten';
-      }
-    }
-    return undefined;
+  private refuseWhileOverwritten(): void {
+    const s = this.suspect;
+    if (s) throw new StoreOverwrittenError(this.file, s.verdict);
   }
 
   /**
@@ -1153,7 +1153,7 @@ export class StoreConnection implements Guard {
     // The file looks overwritten and is not yet acted on: its old WAL is never written into it.
     if (this.suspect) return;
     if (walFrames(this.shmFd) < CHECKPOINT_FRAMES) return;
-    this.check(true);
+    this.check(true, false);
     if (this.suspect) return;
     try {
       this.db.exec('PRAGMA wal_checkpoint(PASSIVE)');
@@ -1339,6 +1339,20 @@ export class StoreConnection implements Guard {
   }
 
   /**
+   * Before the store closes: a file that looks overwritten is waited for (a copy going on), at most a
+   * second, so it is acted on (see overwritten) before what the event log holds is written and before
+   * the close, which may checkpoint. The one wait on the event loop, as the process stops.
+   */
+  settle(): void {
+    if (!this.dbId) return;
+    this.check(true, false);
+    for (let i = 0; this.suspect && i < 20; i++) {
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+      this.check(true, false);
+    }
+  }
+
+  /**
    * Closes the store, checking its files first: writes made within CHECK_MS of the last check to a
    * file that was replaced since are written again to the file now at the path before the process goes.
    */
@@ -1346,13 +1360,7 @@ export class StoreConnection implements Guard {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     try {
-      this.check(true, false);
-      // A file that looks overwritten is waited for (a copy going on) before the close, which may
-      // checkpoint: acted on once it is stable (see overwritten), never written over.
-      for (let i = 0; this.suspect && i < 20; i++) {
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
-        this.check(true, false);
-      }
+      this.settle();
       // Still changing after a second (a long copy going on over it): it is not this store's content,
       // and closing would write this connection's log into it. The log is emptied instead.
       if (this.suspect) {

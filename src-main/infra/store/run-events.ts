@@ -18,7 +18,7 @@ import { knownSecrets } from '../../core/records/redact.ts';
 import { checkRunExport } from '../../core/records/schemas.ts';
 import { foldSummary, startSummary } from '../../core/records/summary.ts';
 import { errorMessage } from '../../core/errors.ts';
-import { DiskFullError, isDiskFull, RunStoreError, storeWrite } from './connection.ts';
+import { DiskFullError, isDiskFull, RunStoreError, StoreOverwrittenError, storeWrite } from './connection.ts';
 import type { ReplacedWhy, StoreConnection } from './connection.ts';
 import { steadyNow } from '../clock.ts';
 import { insertRows } from './rows.ts';
@@ -257,7 +257,16 @@ export class RunEvents {
     if (runs.length === 0 && suites.length === 0) return undefined;
     return () => {
       let kept = 0;
-      for (const run of runs) if (this.writeAgain(run)) kept++;
+      for (const run of runs) {
+        if (this.writeAgain(run)) kept++;
+        // Its events held while the file was being overwritten (see append) are in that copy: written.
+        const id = run[0]?.runId;
+        const held = id === undefined ? undefined : this.pending.get(id);
+        if (id !== undefined && held) {
+          this.pending.delete(id);
+          this.pendingBytes -= held.bytes;
+        }
+      }
       const db = this.conn?.db ?? this.db;
       let suiteRuns = 0;
       if (suites.length)
@@ -376,7 +385,14 @@ export class RunEvents {
     this.stopFlushTimer();
     if (this.flush()) return undefined;
     const runs = [...this.pending.keys()];
-    return `${this.pendingEvents()} event(s) of run(s) ${runs.join(', ')} were never written (disk full or the store not writable) and are lost`;
+    const uses = this.pendingTemplateUses.length;
+    const what = [
+      runs.length ? `${this.pendingEvents()} event(s) of run(s) ${runs.join(', ')}` : '',
+      uses
+        ? `${uses} template use(s) of ${[...new Set(this.pendingTemplateUses.map((u) => u[0]))].join(', ')}`
+        : '',
+    ].filter(Boolean);
+    return `${what.join(' and ')} were never written (disk full, the store not writable, or being overwritten) and are lost`;
   }
 
   /** Starts a run: writes its run_started event and summary row. Returns the new run id. */
@@ -449,12 +465,19 @@ export class RunEvents {
       });
       this.mirror(event as RunEvent);
       // A run's end is checked to have reached the file now at the path (see keepWritten).
-      if (type === 'run_finished' && this.depth === 0) this.conn?.check(true);
+      // (a look: a file that looks overwritten now carries the run, its end included, once acted on)
+      if (type === 'run_finished' && this.depth === 0) this.conn?.check(true, false);
     } catch (e) {
       if (!isDiskFull(e, this.file) || this.depth > 0) throw e;
-      const row = this.stmts.getRun.get(runId);
-      if (!row) throw e;
-      event = { v: EVENT_VERSION, runId, seq: row.next_seq, ts, type, data } as RunEvent;
+      // A file being overwritten is not read (it refuses every statement): the run's next seq is its
+      // copy's in memory (see inFlight), which holds every event this process gave it.
+      const mirrored = this.inFlight.get(runId)?.events.at(-1);
+      const next =
+        e instanceof StoreOverwrittenError
+          ? mirrored && mirrored.seq + 1
+          : this.stmts.getRun.get(runId)?.next_seq;
+      if (next === undefined) throw e;
+      event = { v: EVENT_VERSION, runId, seq: next, ts, type, data } as RunEvent;
       const p: PendingRun = { events: [], bytes: 0 };
       this.hold(p, event, e);
       this.pending.set(runId, p);

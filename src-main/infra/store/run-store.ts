@@ -39,6 +39,7 @@ export {
   pidAlive,
   RunStoreError,
   StoreDamagedError,
+  StoreOverwrittenError,
   StoreUnwritableError,
   storeWrite,
 } from './connection.ts';
@@ -92,6 +93,12 @@ export class RunStore extends RunQueries {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    // (an overwrite going on is acted on first: what the log holds is then written to the new content)
+    try {
+      this.conn?.settle();
+    } catch {
+      // The close below checks the files again and says what it finds.
+    }
     const lost = this.log.release();
     if (this.conn) this.conn.close();
     else this.db.close();

@@ -21,6 +21,8 @@ import {
   utimesSync,
   writeSync,
 } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -359,7 +361,7 @@ describe('runs.db shrinking or overwritten under a live process', () => {
     }
   }, 60_000);
 
-  it('writes made while the overwrite is waited for land in the new content, never in the log the reopen empties', async () => {
+  it("writes made while the overwrite is waited for are held (a run's events, template counts) or refused naming why, never put in the log the reopen empties", async () => {
     const foreign = otherStore();
     const source = new RunStore(join(dir, 'source.db'));
     const doc = source.export(wholeRun(source, 'an imported run'));
@@ -369,12 +371,19 @@ describe('runs.db shrinking or overwritten under a live process', () => {
       looks(store);
       copyFileSync(foreign, file());
       looks(store); // (seen, not yet acted on: the file must stay the same 300 ms)
-      // Before: both went to the old content's write-ahead log, which the reopen emptied: lost, unsaid.
+      // Before (and before the wait): both went to the old content's write-ahead log, which the reopen
+      // emptied: lost, unsaid.
       store.recordTemplateUse('stock-in', true);
-      const imported = store.import(doc);
+      expect(() => store.import(doc)).toThrow(
+        /the run store .*runs\.db is being overwritten in place with another run store .* nothing was written/,
+      );
       await saidSoon(/overwritten in place with another run store/);
-      expect(store.templateStats().get('stock-in')).toMatchObject({ successes: 1, failures: 0 });
-      expect(store.has(imported)).toBe(true);
+      await vi.waitFor(
+        () => expect(store.templateStats().get('stock-in')).toMatchObject({ successes: 1, failures: 0 }),
+        { timeout: POLL_MS, interval: 50 },
+      );
+      // Once acted on, it is taken as before.
+      expect(store.has(store.import(doc))).toBe(true);
     } finally {
       store.close();
     }
@@ -383,6 +392,66 @@ describe('runs.db shrinking or overwritten under a live process', () => {
       'a run of the other store',
       'an imported run',
     ]);
+    expect(sql(file(), "SELECT successes FROM template_stats WHERE name = 'stock-in'")).toBe('1');
+  }, 60_000);
+
+  it('a statement while a copy is still going on is answered at once: the process answers other requests meanwhile, and what it held is written once the copy is done', async () => {
+    const foreign = otherStore();
+    const store = new RunStore(file());
+    // Another request to this process: a real HTTP server on the loopback, answered by its event loop.
+    const server = createServer((_, res) => res.end('pong'));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as AddressInfo;
+    // A copy still going on: the file copied over, then its time changed every 50 ms until told to stop.
+    const copier = spawn(
+      join(repoRoot, 'node_modules/.bin/node'),
+      [
+        '-e',
+        `const fs = require('node:fs');
+         fs.copyFileSync(process.argv[1], process.argv[2]);
+         process.stdout.write('copied\\n');
+         const t = setInterval(() => { const now = new Date(); fs.utimesSync(process.argv[2], now, now); }, 50);
+         process.stdin.on('end', () => clearInterval(t)).resume();`,
+        foreign,
+        file(),
+      ],
+      { stdio: ['pipe', 'pipe', 'inherit'] },
+    );
+    try {
+      const run = store.createRun(runStarted('a run in flight over the copy'));
+      looks(store);
+      await new Promise<void>((r) => copier.stdout?.once('data', () => r()));
+      looks(store); // (seen, not acted on: the file keeps changing)
+      // Before: this waited, its process answering nothing, for as long as the file kept changing (up
+      // to 10 s), and then threw.
+      store.append(run, 'run_finished', { status: 'failed', error: 'e' });
+      store.recordTemplateUse('stock-in', true);
+      expect(() => store.resetTemplateStats('other')).toThrow(
+        /is being overwritten in place with another run store .* \(a copy still going on\?\): nothing was written/,
+      );
+      const answer = await (await fetch(`http://127.0.0.1:${port}/`)).text();
+      expect(answer).toBe('pong');
+      // (answered while the overwrite was still waited for)
+      expect(said.join('')).not.toMatch(/overwritten in place/);
+      copier.stdin?.end();
+      await saidSoon(/overwritten in place with another run store/);
+      await vi.waitFor(() => expect(store.templateStats().get('stock-in')).toMatchObject({ successes: 1 }), {
+        timeout: POLL_MS,
+        interval: 50,
+      });
+      expect(store.get(run)?.status).toBe('failed');
+    } finally {
+      copier.kill();
+      server.close();
+      store.close();
+    }
+    expect(sql(file(), 'SELECT task FROM runs ORDER BY task').split('\n')).toEqual([
+      'a run in flight over the copy',
+      'a run of the other store',
+    ]);
+    expect(sql(file(), "SELECT status FROM runs WHERE task = 'a run in flight over the copy'")).toBe(
+      'failed',
+    );
     expect(sql(file(), "SELECT successes FROM template_stats WHERE name = 'stock-in'")).toBe('1');
   }, 60_000);
 
