@@ -1111,15 +1111,18 @@ export class StoreConnection implements Guard {
 
   /**
    * Checks the files (at most every CHECK_MS unless `force`: a write to a file replaced within that
-   * window is written again to the new file with the rest of this process's runs). A file that looks
+   * window is written again to the new file with the rest of this process's runs). A write (`write`)
+   * looks at the database file's header even within CHECK_MS (see lookBeforeWrite). A file that looks
    * overwritten and is not acted on yet refuses the statement (see refuseWhileOverwritten) unless
    * `statement` is false (a look alone, as the watch's).
    */
-  check(force: boolean, statement = true): void {
+  check(force: boolean, statement = true, write = false): void {
     if (!this.dbId || this.checking) return;
     const t = performance.now();
-    // (never skipped while the file looks overwritten: see refuseWhileOverwritten)
-    if (!force && !this.suspect && t - this.lastCheck < CHECK_MS) return;
+    if (!force && !this.suspect && t - this.lastCheck < CHECK_MS) {
+      if (write) this.lookBeforeWrite(statement);
+      return;
+    }
     this.lastCheck = t;
     const why = this.changed();
     if (why) this.reopen(why);
@@ -1127,6 +1130,21 @@ export class StoreConnection implements Guard {
     // that ends meanwhile is still carried to the content there once acted on.
     else if (!this.suspect) this.okAt = steadyNow();
     else if (statement) this.refuseWhileOverwritten();
+  }
+
+  /**
+   * A write within CHECK_MS of the last check: the database file's header and size are looked at all
+   * the same (a stat and two reads through the descriptors kept). Before, a write within 50 ms of a
+   * check that had not yet seen an overwrite went to the old content's write-ahead log, which the reopen
+   * empties, and was lost without a word (an import, a suite result, a template count). What is left is
+   * the time between this look and the commit.
+   */
+  private lookBeforeWrite(statement: boolean): void {
+    const over = this.overwritten();
+    if (over) {
+      this.overwrittenWith = over;
+      this.reopen('overwritten');
+    } else if (this.suspect && statement) this.refuseWhileOverwritten();
   }
 
   /**

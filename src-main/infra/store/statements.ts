@@ -30,7 +30,7 @@ export function stmt<P extends SQLInputValue[] = [], R = never>(db: DatabaseSync
 export interface Guard {
   readonly db: DatabaseSync;
   readonly generation: number;
-  check(force: boolean): void;
+  check(force: boolean, statement?: boolean, write?: boolean): void;
   failed(e: unknown): unknown;
 }
 
@@ -49,17 +49,19 @@ export function guardConnection(db: DatabaseSync, guard: Guard): void {
 function guarded<P extends SQLInputValue[], R>(guard: Guard, sql: string): Stmt<P, R> {
   let generation = guard.generation;
   let s = guard.db.prepare(sql);
-  const current = (): StatementSync => {
-    if (!guard.db.isTransaction) guard.check(false);
+  const current = (write: boolean): StatementSync => {
+    // (a write outside a transaction, BEGIN included, looks at the file every time: see
+    // StoreConnection.lookBeforeWrite)
+    if (!guard.db.isTransaction) guard.check(false, true, write);
     if (guard.generation !== generation) {
       generation = guard.generation;
       s = guard.db.prepare(sql);
     }
     return s;
   };
-  const call = <T>(fn: (st: StatementSync) => T): T => {
+  const call = <T>(fn: (st: StatementSync) => T, write = false): T => {
     try {
-      return fn(current());
+      return fn(current(write));
     } catch (e) {
       throw guard.failed(e);
     }
@@ -68,7 +70,7 @@ function guarded<P extends SQLInputValue[], R>(guard: Guard, sql: string): Stmt<
     get: (...p: P) => call((st) => st.get(...p)) as R | undefined,
     all: (...p: P) => call((st) => st.all(...p)) as R[],
     iterate: (...p: P) => call((st) => st.iterate(...p)) as IterableIterator<R>,
-    run: (...p: P) => call((st) => st.run(...p)),
+    run: (...p: P) => call((st) => st.run(...p), true),
   };
 }
 

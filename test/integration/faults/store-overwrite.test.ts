@@ -455,6 +455,31 @@ describe('runs.db shrinking or overwritten under a live process', () => {
     expect(sql(file(), "SELECT successes FROM template_stats WHERE name = 'stock-in'")).toBe('1');
   }, 60_000);
 
+  it('a write within 50 ms of a check that did not see the overwrite looks at the file first: held or refused, never lost', async () => {
+    const foreign = otherStore();
+    const source = new RunStore(join(dir, 'source.db'));
+    const doc = source.export(wholeRun(source, 'an imported run'));
+    source.close();
+    const store = new RunStore(file());
+    try {
+      looks(store);
+      copyFileSync(foreign, file());
+      // (no look since the copy: within CHECK_MS of the last one, a statement skipped the check)
+      store.recordTemplateUse('stock-in', true);
+      // Before: the import went to the old content's log and was emptied with it, its id handed back.
+      expect(() => store.import(doc)).toThrow(/is being overwritten in place with another run store/);
+      await saidSoon(/overwritten in place with another run store/);
+      await vi.waitFor(() => expect(store.templateStats().get('stock-in')).toMatchObject({ successes: 1 }), {
+        timeout: POLL_MS,
+        interval: 50,
+      });
+    } finally {
+      store.close();
+    }
+    expect(sql(file(), "SELECT successes FROM template_stats WHERE name = 'stock-in'")).toBe('1');
+    expect(sql(file(), 'SELECT task FROM runs')).toBe('a run of the other store');
+  }, 60_000);
+
   it("another store copied over with its own -wal (its runs only in that log) keeps the copy's runs: its log is read, not emptied", async () => {
     // A store still open elsewhere (its runs in its log only, not yet checkpointed into its file), copied
     // with its log: `cp other/.toolsmith/runs.db* ws/.toolsmith/` over the live store's files, in place.
