@@ -14,6 +14,7 @@ import {
   mkdirSync,
   openSync,
   readSync,
+  renameSync,
   rmSync,
   statSync,
   unlinkSync,
@@ -26,11 +27,6 @@ import { pidAlive } from '../sandbox/installation.ts';
 
 /** How long a section waits for another process's before it is refused (theirs are milliseconds long). */
 const WAIT_MS = 30_000;
-/**
- * A takeover's claim (see takeOver) older than this was left by a process that ended inside the
- * takeover (microseconds long): it is removed.
- */
-const CLAIM_STALE_MS = 5_000;
 
 /** Locks this process holds (path -> depth). */
 const held = new Map<string, number>();
@@ -80,38 +76,84 @@ function makeLock(lock: string): boolean {
  * Removes the lock file `seen` (its inode), left by a holder that ended inside its section, and only it.
  * Several processes notice the dead holder at once: each used to remove the file at the lock's path, and
  * one that read the dead pid before another had removed it and made its own lock removed that live
- * lock, so two processes held it (three contenders at once could do so). Now the one process that makes
- * the claim `<lock>.dead-<ino>` (a hard link, which fails when it exists) may remove it, and removes the
- * lock's path only when the claim is the same file (its inode and pid) as the dead holder's lock: the lock at the
- * path cannot be another while the claim is held, since only the claim's holder removes a dead holder's
- * lock (a live holder removes only its own). The claim is then removed. A claim left by a process that
- * ended inside this (a few system calls) is removed after CLAIM_STALE_MS.
+ * lock, so two processes held it (three contenders at once could do so). Now the one process whose
+ * claim is at `<lock>.dead-<ino>` may remove it: a file of its own naming its pid, linked there (which
+ * fails when a claim is there). Right before it removes the lock's path it checks that its claim is still
+ * the one at the claim's path and that the lock there is still the dead holder's (its inode and pid):
+ * the lock at the path cannot be another while the claim is held, since only the claim's holder removes
+ * a dead holder's lock (a live holder removes only its own). The claim is then removed.
+ *
+ * A claim is removed by anyone else only when the process it names has ended (it died inside this, a
+ * few system calls), and only that claim: it is moved to a name of the remover's own and looked at
+ * there, and put back when it turns out to be another, live, claim. Before, a claim older than 5 s was
+ * removed whoever held it: a claimant stopped (or slowed down) for 5 s between its checks and its
+ * removal of the lock removed the live lock of the process that took over meanwhile, and both were in.
  */
 function takeOver(lock: string, seen: { pid: number; ino: number }): void {
   const claim = `${lock}.dead-${seen.ino}`;
+  const own = `${claim}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  writeFileSync(own, `${process.pid}\n`, { mode: 0o600, flag: 'wx' });
+  let mine: number;
   try {
-    linkSync(lock, claim);
+    mine = fstatIno(own);
+    linkSync(own, claim);
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') {
-      // Another process takes it over; its claim is removed only when that process is long gone.
-      try {
-        if (Date.now() - statSync(claim).ctimeMs > CLAIM_STALE_MS) unlinkSync(claim);
-      } catch {
-        /* gone meanwhile */
-      }
-    }
-    return; // (ENOENT: the lock is gone already)
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') removeDeadClaim(claim);
+    return;
+  } finally {
+    rmSync(own, { force: true });
   }
   try {
-    // The same file, by its inode and its pid: a freed inode may be the number of a lock made since.
-    const claimed = lockNow(claim);
-    if (claimed?.ino === seen.ino && Object.is(claimed.pid, seen.pid)) unlinkSync(lock);
+    pauseInsideTakeover();
+    // Still this process's claim, and still the dead holder's lock (by its inode and pid: a freed inode
+    // may be the number of a lock made since).
+    const held = lockNow(claim);
+    const now = lockNow(lock);
+    if (held?.ino === mine && now?.ino === seen.ino && Object.is(now.pid, seen.pid)) unlinkSync(lock);
   } catch {
     /* the lock is gone already */
   } finally {
-    rmSync(claim, { force: true });
+    if (lockNow(claim)?.ino === mine) rmSync(claim, { force: true });
   }
+}
+
+/** The inode of the file at `path`. */
+function fstatIno(path: string): number {
+  return statSync(path).ino;
+}
+
+/**
+ * The claim at `claim` removed when the process it names has ended (see takeOver), and only that one:
+ * moved to a name of this process's own, looked at there, and put back when it is another claim (made
+ * since by a live process).
+ */
+function removeDeadClaim(claim: string): void {
+  const seen = lockNow(claim);
+  if (!seen || !Number.isInteger(seen.pid) || seen.pid <= 0 || pidAlive(seen.pid)) return;
+  const aside = `${claim}.${process.pid}.${randomBytes(6).toString('hex')}.gone`;
+  try {
+    renameSync(claim, aside);
+  } catch {
+    return; // (removed meanwhile)
+  }
+  const moved = lockNow(aside);
+  if (moved && (moved.ino !== seen.ino || !Object.is(moved.pid, seen.pid)))
+    try {
+      linkSync(aside, claim);
+    } catch {
+      /* another claim was made meanwhile: that one holds it (this one's holder checks before it acts) */
+    }
+  rmSync(aside, { force: true });
+}
+
+/**
+ * TOOLSMITH_LOCK_CLAIM_PAUSE_MS: a pause inside a takeover, between making the claim and checking it and
+ * the lock before removing the lock (test/integration/skills/lock-takeover.test.ts: a claimant stopped
+ * there, or killed there).
+ */
+function pauseInsideTakeover(): void {
+  const ms = Number(process.env['TOOLSMITH_LOCK_CLAIM_PAUSE_MS'] ?? 0);
+  if (ms > 0) Atomics.wait(nap, 0, 0, ms);
 }
 
 /**
