@@ -5,7 +5,7 @@
  * test verdict of each skill in `.toolsmith/skill-tests.json` (keyed by the file's content hash, so a
  * hand edit makes the skill untested again).
  */
-import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, linkSync, readdirSync, rmSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
 import { errorMessage } from '../../core/errors.ts';
@@ -331,6 +331,28 @@ export class SkillFiles {
   }
 
   /**
+   * Moves the verdicts file aside under a name no other file has (`skill-tests.json.unreadable-<time>`,
+   * then `-2`, `-3`... when that is taken): linked there, which fails when the name exists, then removed
+   * from its path. Before, it was renamed to the name of its time to the millisecond, and a second file
+   * set aside in the same millisecond (by another process, once the first had started a new file that
+   * was damaged again) replaced the first one kept aside: it was lost. Returns the name.
+   */
+  private keepAside(): string {
+    const base = `${this.verdictsFile}.unreadable-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+    for (let n = 1; ; n++) {
+      const aside = n === 1 ? base : `${base}-${n}`;
+      try {
+        linkSync(this.verdictsFile, aside);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'EEXIST' && n < 1000) continue;
+        throw e;
+      }
+      unlinkSync(this.verdictsFile);
+      return aside;
+    }
+  }
+
+  /**
    * Records (or, with undefined, forgets) a skill's verdict. A verdicts file that cannot be read is never
    * written over (it may hold every other skill's verdict): the save is refused naming it. One that is
    * not a file of verdicts is renamed aside (`skill-tests.json.unreadable-<time>`), said, and a new
@@ -351,9 +373,9 @@ export class SkillFiles {
           `the test verdict of skill ${name} was not saved: ${read.problem}`,
           this.verdictsFile,
         );
-      const aside = `${this.verdictsFile}.unreadable-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+      let aside: string;
       try {
-        renameSync(this.verdictsFile, aside);
+        aside = this.keepAside();
       } catch (e) {
         throw new WorkspaceFileError(
           `the test verdict of skill ${name} was not saved: ${this.verdictsFile} is ${read.junk} and could not be kept aside (${errorMessage(e)}); fix or remove it and test again`,
