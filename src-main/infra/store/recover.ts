@@ -44,6 +44,9 @@ export interface Recovered {
 
 const stamp = () => new Date().toISOString().replace(/[:.]/g, '-');
 
+/** Runs written to the recovered store in one transaction (see recoverStore). */
+const IMPORT_BATCH = 500;
+
 /** Every value `sql` yields before the damage stops it (a damaged page ends the walk, not the read). */
 function readable(db: DatabaseSync, sql: string): string[] {
   const out: string[] = [];
@@ -169,24 +172,39 @@ export function recoverStore(file: string): Recovered {
       const eventsOf = old.prepare(
         'SELECT run_id, seq, type, v, ts, data FROM events WHERE run_id = ? ORDER BY seq',
       );
-      for (const id of ids) {
-        try {
-          const rows = eventsOf.all(id) as unknown as EventRow[];
-          const evs = rows.map((r) => ({
-            v: r.v,
-            runId: r.run_id,
-            seq: r.seq,
-            ts: r.ts,
-            type: r.type,
-            data: JSON.parse(r.data) as unknown,
-          }));
-          into.import({ format: EXPORT_FORMAT, version: EVENT_VERSION, exportedAt: Date.now(), events: evs });
-          runs++;
-          events += evs.length;
-        } catch {
-          lost++;
-        }
-      }
+      // The runs are written IMPORT_BATCH to a transaction, each inside a savepoint of its own (a run
+      // that fails is rolled back alone). One transaction per run made a recovery of 5,000 runs take
+      // ~15-20 s on a loaded 2-core machine: a commit and, every thousand frames, a checkpoint each.
+      const all = [...ids];
+      for (let from = 0; from < all.length; from += IMPORT_BATCH)
+        into.batch(() => {
+          for (const id of all.slice(from, from + IMPORT_BATCH)) {
+            into.db.exec('SAVEPOINT recovered_run');
+            try {
+              const rows = eventsOf.all(id) as unknown as EventRow[];
+              const evs = rows.map((r) => ({
+                v: r.v,
+                runId: r.run_id,
+                seq: r.seq,
+                ts: r.ts,
+                type: r.type,
+                data: JSON.parse(r.data) as unknown,
+              }));
+              into.import({
+                format: EXPORT_FORMAT,
+                version: EVENT_VERSION,
+                exportedAt: Date.now(),
+                events: evs,
+              });
+              into.db.exec('RELEASE recovered_run');
+              runs++;
+              events += evs.length;
+            } catch {
+              into.db.exec('ROLLBACK TO recovered_run; RELEASE recovered_run');
+              lost++;
+            }
+          }
+        });
       // Last: a walk over a damaged table may leave the damaged copy's connection unusable.
       beside = readBeside(old);
     } finally {
