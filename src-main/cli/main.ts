@@ -15,11 +15,12 @@ import { OutputError, systemErrorLine } from '../core/errors.ts';
 import { visible } from '../core/text/visible.ts';
 
 /** The run store's own errors (infra/store/connection.ts), by name: main loads no store module. */
-const STORE_ERRORS = new Set([
+export const STORE_ERRORS = new Set([
   'RunStoreError',
   'DiskFullError',
   'StoreDamagedError',
   'StoreUnwritableError',
+  'StoreOverwrittenError',
   // (and the workspace's files: infra/workspace/atomic.ts)
   'WorkspaceError',
   'WorkspaceFileError',

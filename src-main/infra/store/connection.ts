@@ -72,8 +72,7 @@ export class StoreUnwritableError extends DiskFullError {
  * content once the overwrite is acted on); any other write is refused with this error, naming why.
  */
 export class StoreOverwrittenError extends DiskFullError {
-  // (its name stays DiskFullError's: front ends that know the store's errors by name, the CLI's main,
-  // report it as one, its message saying what it is)
+  override name = 'StoreOverwrittenError';
   constructor(file: string, verdict: string) {
     super(file, 'a write', verdict);
     this.message = `the run store ${file} is being overwritten in place with ${verdict} while this process (pid ${process.pid}) has it open (a copy still going on?): nothing was written, since a write now would go to the old content's write-ahead log and be lost; a run's events and template counts are held and written to the new content once it stays the same; try anything else again in a moment (and never copy a store over one in use)`;
