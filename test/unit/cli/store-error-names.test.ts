@@ -10,8 +10,9 @@ import * as connection from '../../../src-main/infra/store/connection.ts';
 import * as atomic from '../../../src-main/infra/workspace/atomic.ts';
 import { STORE_ERRORS } from '../../../src-main/cli/main.ts';
 
-const errorClasses = [...Object.values(connection), ...Object.values(atomic)].filter(
-  (v): v is new (...args: string[]) => Error => typeof v === 'function' && v.prototype instanceof Error,
+type ErrorClass = new (...args: string[]) => Error;
+const errorClasses = ([...Object.values(connection), ...Object.values(atomic)] as unknown[]).filter(
+  (v): v is ErrorClass => typeof v === 'function' && (v as ErrorClass).prototype instanceof Error,
 );
 
 describe("the store's errors as the CLI's main knows them", () => {
