@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { RUN_SORT_KEYS } from '../../../src-main/core/records/sort.ts';
 import { orderBy, RunStore } from '../../../src-main/infra/store/run-store.ts';
 
@@ -36,6 +36,8 @@ add('banana', 30, 'succeeded');
 add('apple', 10, 'failed');
 add('cherry', 20, 'succeeded');
 const tasks = (f: Parameters<RunStore['list']>[0]) => store.list(f).runs.map((r) => r.task);
+// (closed when the file ends, not by a test: each test runs alone too, in any order)
+afterAll(() => store.close());
 
 describe('run list sort', () => {
   it('newest first by default; oldest first with dir asc', () => {
@@ -53,8 +55,8 @@ describe('run list sort', () => {
   });
 
   it('every sort column is an index walk, not a temporary sort', () => {
-    store.close();
-    const db = new DatabaseSync(file);
+    // (a connection of its own beside the store's, read-only: the plans are the file's indexes')
+    const db = new DatabaseSync(file, { readOnly: true });
     for (const key of RUN_SORT_KEYS) {
       for (const dir of ['asc', 'desc'] as const) {
         // The ORDER BY the store's list uses for this sort, explained.
