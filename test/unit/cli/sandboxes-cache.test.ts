@@ -5,7 +5,7 @@
 import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../../src-main/cli/main.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 import { STARTS_PROCESSES_MS } from '../../support/budgets.ts';
@@ -40,17 +40,22 @@ const dropVerbAnswers = () => {
     if (f.startsWith('verbs-')) rmSync(join(cache, 'toolsmith', f));
 };
 
-beforeAll(() => {
+// Each test its own workspace and cache folder: one test's snapshot (or its broken config) is not the
+// next one's, so each passes alone and in any order.
+beforeEach(() => {
   ws = tempWorkspace('toolsmith-sandboxes-cache-');
   cache = mkdtempSync(join(tmpdir(), 'toolsmith-cache-'));
   process.env['XDG_CACHE_HOME'] = cache;
 });
 
+afterEach(() => {
+  removeWorkspace(ws);
+  rmSync(cache, { recursive: true, force: true });
+});
+
 afterAll(() => {
   if (saved === undefined) delete process.env['XDG_CACHE_HOME'];
   else process.env['XDG_CACHE_HOME'] = saved;
-  removeWorkspace(ws);
-  rmSync(cache, { recursive: true, force: true });
 });
 
 describe('sandboxes snapshot', () => {
