@@ -7,19 +7,32 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { dispatch } from '../../../src-main/app/handlers.ts';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 
 describe('mcp.remove (dispatch: IPC and web server)', () => {
-  const ws = tempWorkspace();
-  const svc = ToolsmithService.open(ws);
-  const file = join(ws, '.toolsmith', 'config.toml');
-  afterAll(async () => {
+  // Each test its own workspace and service: each passes alone and in any order.
+  let ws: string;
+  let svc: ToolsmithService;
+  let file: string;
+  beforeEach(() => {
+    ws = tempWorkspace();
+    svc = ToolsmithService.open(ws);
+    file = join(ws, '.toolsmith', 'config.toml');
+  });
+  afterEach(async () => {
     await svc.close();
     removeWorkspace(ws);
   });
+  /** The workspace's one MCP server, `other`, that no sandbox uses. */
+  const saveOther = async () =>
+    expect(await dispatch(svc, 'mcp.save', { name: 'other', url: 'http://127.0.0.1:9/other' })).toMatchObject(
+      {
+        ok: true,
+      },
+    );
 
   it('removes the server and its use by a sandbox; other lines stay; the service forgets it', async () => {
     const saved = await dispatch(svc, 'mcp.save', {
@@ -33,8 +46,7 @@ describe('mcp.remove (dispatch: IPC and web server)', () => {
       readFileSync(file, 'utf8') +
         '\n[sandboxes.ecommerce.mcp.broken.aliases]\nfetch = "get_page"\n\n# kept: a comment about the next table\n',
     );
-    const other = await dispatch(svc, 'mcp.save', { name: 'other', url: 'http://127.0.0.1:9/other' });
-    expect(other).toMatchObject({ ok: true });
+    await saveOther();
     const before = readFileSync(file, 'utf8');
     expect(before).toContain('[sandboxes.ecommerce.mcp.broken]');
 
@@ -50,6 +62,7 @@ describe('mcp.remove (dispatch: IPC and web server)', () => {
   });
 
   it('an unknown name is not found, naming the servers there are', async () => {
+    await saveOther();
     const before = readFileSync(file, 'utf8');
     const r = await dispatch(svc, 'mcp.remove', { name: 'nope' });
     expect(r).toMatchObject({ ok: false, error: { code: 'not_found' } });
@@ -58,6 +71,7 @@ describe('mcp.remove (dispatch: IPC and web server)', () => {
   });
 
   it('a server a sandbox uses through an inline table is refused, the file unchanged', async () => {
+    await saveOther();
     writeFileSync(
       file,
       readFileSync(file, 'utf8') + '\n[sandboxes.inline]\ndescription = ""\nmcp = { other = {} }\n',
