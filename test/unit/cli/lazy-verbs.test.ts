@@ -5,7 +5,7 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { createContext } from '../../../src-main/cli/context.ts';
 import { buildProgram, verbOf } from '../../../src-main/cli/main.ts';
 import { STARTS_PROCESSES_MS } from '../../support/budgets.ts';
@@ -71,8 +71,17 @@ describe('lazy verbs', () => {
 
 // Loading the CLI's service modules (the validators' parsers) on first use: seconds on a loaded machine.
 describe('toolsmith init', { timeout: STARTS_PROCESSES_MS }, () => {
-  const base = mkdtempSync(join(tmpdir(), 'toolsmith-init-'));
-  process.env['TOOLSMITH_HOME'] = join(base, 'home');
+  // Each test its own folder and Toolsmith home (its recent list): each passes alone and in any order.
+  let base: string;
+  const saved = process.env['TOOLSMITH_HOME'];
+  beforeEach(() => {
+    base = mkdtempSync(join(tmpdir(), 'toolsmith-init-'));
+    process.env['TOOLSMITH_HOME'] = join(base, 'home');
+  });
+  afterAll(() => {
+    if (saved === undefined) delete process.env['TOOLSMITH_HOME'];
+    else process.env['TOOLSMITH_HOME'] = saved;
+  });
 
   it('copies the sample workspace into a new folder, named after it', async () => {
     const dir = join(base, 'shop-tools');
@@ -99,6 +108,7 @@ describe('toolsmith init', { timeout: STARTS_PROCESSES_MS }, () => {
   });
 
   it('refuses an existing workspace and a folder that holds other files (exit 2, one line)', async () => {
+    expect((await cli('init', join(base, 'blank'), '--empty')).code).toBe(0);
     const again = await cli('init', join(base, 'blank'));
     expect(again.code).toBe(2);
     expect(again.err).toMatch(/is already a workspace/);
