@@ -7,7 +7,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { dispatch } from '../../../src-main/app/handlers.ts';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
 import type { SettingsView, TelemetryView } from '../../../src-main/contract/api.ts';
@@ -18,11 +18,20 @@ const saved = Object.fromEntries(OTEL.map((k) => [k, process.env[k]]));
 beforeAll(() => {
   for (const k of OTEL) delete process.env[k];
 });
-const ws = tempWorkspace();
-const configFile = join(ws, '.toolsmith', 'config.toml');
-const svc = ToolsmithService.open(ws);
-afterAll(async () => {
+afterAll(() => {
   Object.assign(process.env, saved);
+});
+// Each test its own workspace and service: one test's [telemetry] table is not the next one's, so each
+// passes alone and in any order.
+let ws: string;
+let configFile: string;
+let svc: ToolsmithService;
+beforeEach(() => {
+  ws = tempWorkspace();
+  configFile = join(ws, '.toolsmith', 'config.toml');
+  svc = ToolsmithService.open(ws);
+});
+afterEach(async () => {
   await svc.close();
   removeWorkspace(ws);
 });
@@ -124,7 +133,7 @@ describe('Settings › Telemetry', () => {
 
   it("turning export on or off keeps the endpoint as the file writes it: its credentials, its final slash, beside the collector's headers", async () => {
     const before = readFileSync(configFile, 'utf8');
-    // (the tests before left a [telemetry] table: this one writes its own)
+    // (this test writes a [telemetry] table of its own)
     const base = before.replace(/\n\[telemetry[^\n]*\][\s\S]*?(?=\n\[|$)/g, '');
     try {
       writeFileSync(
