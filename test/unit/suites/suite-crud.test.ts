@@ -4,7 +4,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { dispatch as raw } from '../../../src-main/app/handlers.ts';
 import type { Method, Request, Response } from '../../../src-main/contract/api.ts';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
@@ -18,25 +18,30 @@ async function dispatch<M extends Method>(s: ToolsmithService, m: M, req: Reques
   return r.value as Response<M>;
 }
 
+// Each test its own workspace and service: each passes alone and in any order.
 let ws: string;
 let svc: ToolsmithService;
-beforeAll(() => {
+beforeEach(() => {
   ws = tempWorkspace();
   svc = ToolsmithService.open(ws);
 });
-afterAll(async () => {
+afterEach(async () => {
   await svc.close();
   removeWorkspace(ws);
 });
 
+/** The suite `mine` with its first case, as the workbench creates it. */
+const createMine = () =>
+  dispatch(svc, 'suites.create', {
+    name: 'mine',
+    sandbox: 'ecommerce',
+    task: 'Name of user u1?',
+    description: 'made in the workbench',
+  });
+
 describe('suites created, extended and deleted from the workbench', () => {
   it('creates a suite with its first case; a taken name is refused', async () => {
-    const r = await dispatch(svc, 'suites.create', {
-      name: 'mine',
-      sandbox: 'ecommerce',
-      task: 'Name of user u1?',
-      description: 'made in the workbench',
-    });
+    const r = await createMine();
     expect(r.file).toBe(join(ws, 'suites', 'mine.toml'));
     const read = await dispatch(svc, 'suites.read', { name: 'mine' });
     expect(read.problems).toEqual([]);
@@ -50,6 +55,7 @@ describe('suites created, extended and deleted from the workbench', () => {
   });
 
   it("adds a run's task as a case, keeping the file's comments; another sandbox is refused", async () => {
+    await createMine();
     const before = readFileSync(join(ws, 'suites', 'mine.toml'), 'utf8');
     const r = await dispatch(svc, 'suites.addCase', {
       name: 'mine',
@@ -71,6 +77,7 @@ describe('suites created, extended and deleted from the workbench', () => {
   });
 
   it('deletes a suite; an unknown one is not found', async () => {
+    await createMine();
     expect(await dispatch(svc, 'suites.delete', { name: 'mine' })).toEqual({ removed: true });
     expect(existsSync(join(ws, 'suites', 'mine.toml'))).toBe(false);
     await expect(dispatch(svc, 'suites.delete', { name: 'mine' })).rejects.toThrow(/no suite mine/);
