@@ -63,6 +63,19 @@ const faults: [string, (file: string, older: string) => void][] = [
   ],
 ];
 
+/** The writer's suite run in the store another process reads: passed, its results and its case runs. */
+function expectSuiteRunWhole(store: RunStore, ended: { suiteRun: string; runs: string[] }) {
+  const suites = new SuiteStore(store);
+  expect(suites.get(ended.suiteRun)).toMatchObject({ suite: 'smoke', status: 'passed', done: 2, passed: 2 });
+  expect(suites.results(ended.suiteRun).map((r) => r.runId)).toEqual(ended.runs);
+  expect(
+    store
+      .list({ suiteRun: ended.suiteRun })
+      .runs.map((r) => r.id)
+      .sort(),
+  ).toEqual([...ended.runs].sort());
+}
+
 describe('a suite run and template counters when the store is replaced under a live process', () => {
   it.each(faults)('%s: the suite run finishes in the new file with all it wrote', async (_, fault) => {
     const dir = mkdtempSync(join(tmpdir(), 'toolsmith-replaced-'));
@@ -85,20 +98,7 @@ describe('a suite run and template counters when the store is replaced under a l
     // Another process reads the store afterwards.
     const store = new RunStore(file);
     try {
-      const suites = new SuiteStore(store);
-      expect(suites.get(ended.suiteRun)).toMatchObject({
-        suite: 'smoke',
-        status: 'passed',
-        done: 2,
-        passed: 2,
-      });
-      expect(suites.results(ended.suiteRun).map((r) => r.runId)).toEqual(ended.runs);
-      expect(
-        store
-          .list({ suiteRun: ended.suiteRun })
-          .runs.map((r) => r.id)
-          .sort(),
-      ).toEqual([...ended.runs].sort());
+      expectSuiteRunWhole(store, ended);
       expect(store.templateStats().get('user-email')).toMatchObject({ successes: 3, failures: 0 });
     } finally {
       store.close();
@@ -139,20 +139,7 @@ describe('a suite run when the store is overwritten in place under a live proces
 
     const store = new RunStore(file);
     try {
-      const suites = new SuiteStore(store);
-      expect(suites.get(ended.suiteRun)).toMatchObject({
-        suite: 'smoke',
-        status: 'passed',
-        done: 2,
-        passed: 2,
-      });
-      expect(suites.results(ended.suiteRun).map((r) => r.runId)).toEqual(ended.runs);
-      expect(
-        store
-          .list({ suiteRun: ended.suiteRun })
-          .runs.map((r) => r.id)
-          .sort(),
-      ).toEqual([...ended.runs].sort());
+      expectSuiteRunWhole(store, ended);
       expect(store.has(theirRun)).toBe(true);
     } finally {
       store.close();
