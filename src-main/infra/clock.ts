@@ -68,3 +68,17 @@ export function suspendedWithin(from: number, to: number): number {
   for (const s of spans) ms += Math.max(0, Math.min(to, s.to) - Math.max(from, s.from));
   return ms;
 }
+
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * A synchronous pause a test asks for through the environment variable `variable`, in milliseconds
+ * (nothing when it is unset or not a positive number), so that a test's other process meets a window
+ * every time: TOOLSMITH_LOCK_TAKEOVER_PAUSE_MS and TOOLSMITH_LOCK_CLAIM_PAUSE_MS (a skills lock's
+ * takeover, infra/workspace/file-lock.ts), TOOLSMITH_RECOVER_PAUSE_MS (`runs recover`'s renames,
+ * infra/store/recover.ts).
+ */
+export function testPause(variable: string): void {
+  const ms = Number(process.env[variable] ?? 0);
+  if (ms > 0) Atomics.wait(pause, 0, 0, ms);
+}

@@ -9,7 +9,6 @@ import {
   closeSync,
   copyFileSync,
   existsSync,
-  linkSync,
   mkdtempSync,
   openSync,
   readFileSync,
@@ -24,6 +23,8 @@ import { DatabaseSync } from 'node:sqlite';
 import { EVENT_VERSION } from '../../core/records/events.ts';
 import { recoveryGoingOn, recoveryMarker, RunStoreError } from './connection.ts';
 import { lockHolders } from './file-locks.ts';
+import { pidFileAt } from '../workspace/file-lock.ts';
+import { testPause } from '../clock.ts';
 import { EXPORT_FORMAT } from './run-events.ts';
 import type { EventRow } from './run-statements.ts';
 import { RunStore } from './run-store.ts';
@@ -231,7 +232,8 @@ export function recoverStore(file: string): Recovered {
       throw new RunStoreError(
         `the run store ${file} was opened by another process while its runs were copied (${during.join('; ')}): stop it (serve, mcp, the workbench, a run) and recover again; nothing was changed`,
       );
-    pauseBeforeRenames();
+    // (a second process opens the store here: test/integration/faults/store-recover-window.test.ts)
+    testPause('TOOLSMITH_RECOVER_PAUSE_MS');
     renameSync(file, damaged);
     for (const side of ['-wal', '-shm'])
       if (existsSync(`${file}${side}`)) renameSync(`${file}${side}`, `${damaged}${side}`);
@@ -252,39 +254,18 @@ export function recoverStore(file: string): Recovered {
  */
 function holdRecoveryMarker(file: string, fresh: string): string {
   const marker = recoveryMarker(file);
-  const own = `${marker}.${process.pid}.tmp`;
-  writeFileSync(own, `${process.pid}\n`, { mode: 0o600 });
-  try {
-    for (let i = 0; i < 3; i++) {
-      try {
-        linkSync(own, marker);
-        return marker;
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      }
-      const other = recoveryGoingOn(file);
-      if (other !== undefined) {
-        rmSync(fresh, { force: true });
-        throw new RunStoreError(
-          `the run store ${file} is being recovered by another process (pid ${other}); nothing was changed by this one`,
-        );
-      }
-      rmSync(marker, { force: true });
+  for (let i = 0; i < 3; i++) {
+    if (pidFileAt(marker) !== undefined) return marker;
+    const other = recoveryGoingOn(file);
+    if (other !== undefined) {
+      rmSync(fresh, { force: true });
+      throw new RunStoreError(
+        `the run store ${file} is being recovered by another process (pid ${other}); nothing was changed by this one`,
+      );
     }
-    throw new RunStoreError(`could not make ${marker}: it is made again as fast as it is removed`);
-  } finally {
-    rmSync(own, { force: true });
+    rmSync(marker, { force: true });
   }
-}
-
-/**
- * TOOLSMITH_RECOVER_PAUSE_MS: a pause between the last look for another process with the store open and
- * the renames, so that a test's second process opens the store in that window
- * (test/integration/faults/store-recover-window.test.ts).
- */
-function pauseBeforeRenames(): void {
-  const ms = Number(process.env['TOOLSMITH_RECOVER_PAUSE_MS'] ?? 0);
-  if (ms > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+  throw new RunStoreError(`could not make ${marker}: it is made again as fast as it is removed`);
 }
 
 /**

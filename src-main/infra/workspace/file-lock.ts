@@ -24,6 +24,7 @@ import { randomBytes } from 'node:crypto';
 import { dirname } from 'node:path';
 import { WorkspaceFileError, fileWriteError } from './atomic.ts';
 import { pidAlive } from '../sandbox/installation.ts';
+import { testPause } from '../clock.ts';
 
 /** How long a section waits for another process's before it is refused (theirs are milliseconds long). */
 const WAIT_MS = 30_000;
@@ -54,22 +55,30 @@ function lockNow(lock: string): { pid: number; ino: number } | undefined {
 }
 
 /**
- * Makes the lock file, whole (its pid in it) or not at all: true when this process now holds it, false
- * when another's is there. Before, it was opened with O_EXCL and the pid written after, and a process
- * reading it between the two read no holder.
+ * A file naming this process's pid made whole at `path` (written under a name of its own, then hard-linked
+ * there, which fails when a file is there): its inode, or undefined when another file is at `path`. A lock,
+ * a takeover's claim (takeOver) and the run store's recovery marker (infra/store/recover.ts) are made so:
+ * a process reading one never reads it empty. Before, a lock was opened with O_EXCL and the pid written
+ * after, and a process reading it between the two read no holder.
  */
-function makeLock(lock: string): boolean {
-  const own = `${lock}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+export function pidFileAt(path: string): number | undefined {
+  const own = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   writeFileSync(own, `${process.pid}\n`, { mode: 0o600, flag: 'wx' });
   try {
-    linkSync(own, lock);
-    return true;
+    const ino = statSync(own).ino;
+    linkSync(own, path);
+    return ino;
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
     throw e;
   } finally {
     rmSync(own, { force: true });
   }
+}
+
+/** Makes the lock file, whole (its pid in it) or not at all: true when this process now holds it. */
+function makeLock(lock: string): boolean {
+  return pidFileAt(lock) !== undefined;
 }
 
 /**
@@ -91,20 +100,19 @@ function makeLock(lock: string): boolean {
  */
 function takeOver(lock: string, seen: { pid: number; ino: number }): void {
   const claim = `${lock}.dead-${seen.ino}`;
-  const own = `${claim}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-  writeFileSync(own, `${process.pid}\n`, { mode: 0o600, flag: 'wx' });
-  let mine: number;
+  let mine: number | undefined;
   try {
-    mine = fstatIno(own);
-    linkSync(own, claim);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'EEXIST') removeDeadClaim(claim);
+    mine = pidFileAt(claim);
+  } catch {
+    return; // (the lock's folder gone, or no room: the next look tries again)
+  }
+  if (mine === undefined) {
+    removeDeadClaim(claim);
     return;
-  } finally {
-    rmSync(own, { force: true });
   }
   try {
-    pauseInsideTakeover();
+    // (a claimant stopped or killed here: test/integration/skills/lock-takeover.test.ts)
+    testPause('TOOLSMITH_LOCK_CLAIM_PAUSE_MS');
     // Still this process's claim, and still the dead holder's lock (by its inode and pid: a freed inode
     // may be the number of a lock made since).
     const held = lockNow(claim);
@@ -115,11 +123,6 @@ function takeOver(lock: string, seen: { pid: number; ino: number }): void {
   } finally {
     if (lockNow(claim)?.ino === mine) rmSync(claim, { force: true });
   }
-}
-
-/** The inode of the file at `path`. */
-function fstatIno(path: string): number {
-  return statSync(path).ino;
 }
 
 /**
@@ -144,25 +147,6 @@ function removeDeadClaim(claim: string): void {
       /* another claim was made meanwhile: that one holds it (this one's holder checks before it acts) */
     }
   rmSync(aside, { force: true });
-}
-
-/**
- * TOOLSMITH_LOCK_CLAIM_PAUSE_MS: a pause inside a takeover, between making the claim and checking it and
- * the lock before removing the lock (test/integration/skills/lock-takeover.test.ts: a claimant stopped
- * there, or killed there).
- */
-function pauseInsideTakeover(): void {
-  const ms = Number(process.env['TOOLSMITH_LOCK_CLAIM_PAUSE_MS'] ?? 0);
-  if (ms > 0) Atomics.wait(nap, 0, 0, ms);
-}
-
-/**
- * TOOLSMITH_LOCK_TAKEOVER_PAUSE_MS: a pause between noticing a dead holder and taking its lock over, so
- * that a test's processes all stand in that window at once (test/integration/skills/lock-takeover.test.ts).
- */
-function pauseBeforeTakeover(): void {
-  const ms = Number(process.env['TOOLSMITH_LOCK_TAKEOVER_PAUSE_MS'] ?? 0);
-  if (ms > 0) Atomics.wait(nap, 0, 0, ms);
 }
 
 /**
@@ -207,7 +191,8 @@ export function withFileLock<T>(lock: string, what: string, fn: () => T): T {
     if (Number.isInteger(pid) && pid > 0 && !pidAlive(pid)) {
       // Its holder ended inside the section (killed): what it wrote was whole (each file is written
       // through a rename), so the lock goes.
-      pauseBeforeTakeover();
+      // (every contender in this window at once: test/integration/skills/lock-takeover.test.ts)
+      testPause('TOOLSMITH_LOCK_TAKEOVER_PAUSE_MS');
       takeOver(lock, now);
       continue;
     }
