@@ -72,6 +72,22 @@ interface TemplateCounter {
   last_used: number | null;
 }
 
+/**
+ * Template counters carried into the store now at the path (its file replaced or overwritten in place):
+ * per template, the larger of each count (and the later use) of the two wins, so a use counted in both
+ * (an older copy of the same store put back) is never counted twice. Returns how many were written.
+ */
+function mergeCounters(db: DatabaseSync, counters: readonly TemplateCounter[]): number {
+  if (counters.length === 0) return 0;
+  const merge = db.prepare(
+    `INSERT INTO template_stats (name, successes, failures, last_used) VALUES (?, ?, ?, ?)
+     ON CONFLICT(name) DO UPDATE SET successes = max(successes, excluded.successes),
+       failures = max(failures, excluded.failures), last_used = max(coalesce(last_used, 0), coalesce(excluded.last_used, 0))`,
+  );
+  for (const t of counters) merge.run(t.name, t.successes, t.failures, t.last_used);
+  return counters.length;
+}
+
 const fromRow = (r: EventRow): RunEvent =>
   upgradeEvent({ v: r.v, runId: r.run_id, seq: r.seq, ts: r.ts, type: r.type, data: JSON.parse(r.data) });
 
@@ -170,15 +186,7 @@ export class RunEvents {
         insertRows(db, 'suite_results', suiteResults);
         const tag = db.prepare('UPDATE runs SET suite_run = ? WHERE id = ? AND suite_run IS NULL');
         for (const t of tags) tag.run(t['suite_run'] as string, t['id'] as string);
-        const merge = db.prepare(
-          `INSERT INTO template_stats (name, successes, failures, last_used) VALUES (?, ?, ?, ?)
-           ON CONFLICT(name) DO UPDATE SET successes = max(successes, excluded.successes),
-             failures = max(failures, excluded.failures), last_used = max(coalesce(last_used, 0), coalesce(excluded.last_used, 0))`,
-        );
-        for (const t of templates) {
-          merge.run(t.name, t.successes, t.failures, t.last_used);
-          counters++;
-        }
+        counters = mergeCounters(db, templates);
       });
       const said = [
         kept ? `${kept} run(s)` : '',
@@ -254,7 +262,8 @@ export class RunEvents {
     const suites = [...this.suitesInFlight.entries()]
       .filter(([, m]) => current(m))
       .map(([id, m]) => ({ id, row: { ...m.row }, results: [...m.results.values()], tags: [...m.tags] }));
-    if (runs.length === 0 && suites.length === 0) return undefined;
+    const counters = [...this.countersWritten.values()].map((c) => ({ ...c }));
+    if (runs.length === 0 && suites.length === 0 && counters.length === 0) return undefined;
     return () => {
       let kept = 0;
       for (const run of runs) {
@@ -269,18 +278,23 @@ export class RunEvents {
       }
       const db = this.conn?.db ?? this.db;
       let suiteRuns = 0;
-      if (suites.length)
-        this.tx('a suite run written again', () => {
+      let written = 0;
+      if (suites.length || counters.length)
+        this.tx('a suite run and template counters written again', () => {
           const tag = db.prepare('UPDATE runs SET suite_run = ? WHERE id = ? AND suite_run IS NULL');
           for (const s of suites) {
             suiteRuns += insertRows(db, 'suite_runs', [s.row]);
             insertRows(db, 'suite_results', s.results);
             for (const runId of s.tags) tag.run(s.id, runId);
           }
+          // (the uses held while the file was being overwritten are added to these once written: see flush)
+          written = mergeCounters(db, counters);
         });
-      const said = [kept ? `${kept} run(s)` : '', suiteRuns ? `${suiteRuns} suite run(s)` : ''].filter(
-        Boolean,
-      );
+      const said = [
+        kept ? `${kept} run(s)` : '',
+        suiteRuns ? `${suiteRuns} suite run(s)` : '',
+        written ? `${written} template counter(s)` : '',
+      ].filter(Boolean);
       return said.length ? `${said.join(', ')} of this process written there again` : undefined;
     };
   }
@@ -289,6 +303,24 @@ export class RunEvents {
   private readonly ownSuiteRuns = new Set<string>();
   /** The templates this process counted a use of: their counters are carried when the file is replaced. */
   private readonly templatesUsed = new Set<string>();
+  /**
+   * The counters of the templates this process counted a use of, as read back after its last count was
+   * written: a `runs.db` overwritten in place keeps nothing of its old pages, so they are carried to the
+   * content now at the path from here (see keepInFlight, mergeCounters). Before, the uses counted before
+   * the overwrite were gone from the new content, and only those held while it was being written came back.
+   */
+  private readonly countersWritten = new Map<string, TemplateCounter>();
+
+  /** Reads back the counter of `name` just written (see countersWritten); a read refused leaves it as it was. */
+  private noteCounter(name: string): void {
+    if (!this.conn) return;
+    try {
+      const row = this.stmts.templateStat.get(name);
+      if (row) this.countersWritten.set(name, { ...row });
+    } catch {
+      // (the file looks overwritten since the write: the last counter read stands)
+    }
+  }
 
   /** A suite run this process started (infra/store/suite-store.ts): kept if the file is replaced. */
   noteSuiteRun(id: string): void {
@@ -345,6 +377,7 @@ export class RunEvents {
         return false;
       }
       this.pendingTemplateUses.shift();
+      this.noteCounter(name);
     }
     this.stopFlushTimer();
     return true;
@@ -632,7 +665,9 @@ export class RunEvents {
       if (!isDiskFull(e, this.file)) throw e;
       this.pendingTemplateUses.push([name, success, at]);
       this.startFlushTimer();
+      return;
     }
+    this.noteCounter(name);
   }
 
   templateStats(): Map<string, { successes: number; failures: number; lastUsed: number | null }> {
@@ -645,6 +680,8 @@ export class RunEvents {
 
   resetTemplateStats(name: string): void {
     storeWrite(this.file, "a template's counters", () => this.stmts.resetTemplate.run(name));
+    // (reset: an overwrite carries no count of it from before)
+    this.countersWritten.delete(name);
   }
 
   /** A run's events, with those held in memory (disk full) after the stored ones. */

@@ -161,6 +161,7 @@ export const runStatements = (db: DatabaseSync) => ({
      ON CONFLICT(name) DO UPDATE SET successes = successes + excluded.successes, failures = failures + excluded.failures, last_used = excluded.last_used`,
   ),
   templateStats: stmt<[], TemplateStatRow>(db, 'SELECT * FROM template_stats'),
+  templateStat: stmt<[name: string], TemplateStatRow>(db, 'SELECT * FROM template_stats WHERE name = ?'),
   resetTemplate: stmt<[name: string], never>(db, 'DELETE FROM template_stats WHERE name = ?'),
   events: stmt<Id, EventRow>(db, 'SELECT * FROM events WHERE run_id = ? ORDER BY seq'),
   // A range on the primary key (run_id, seq): a catch-up reads only the events it missed.

@@ -4,7 +4,8 @@
  * from an older copy). The process then finishes the suite run and counts one more template use: the
  * suite run, every result and its runs' tags, and the template's counters are all in the file now at
  * the path, as another process reads it afterwards. An overwrite in place (`cp other/runs.db runs.db`:
- * the same file, another store's content) carries the suite run too, as it carries the runs in flight.
+ * the same file, another store's content) carries the suite run and the template's counters too, as it
+ * carries the runs in flight.
  */
 import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
@@ -132,15 +133,17 @@ describe('a suite run when the store is overwritten in place under a live proces
     await w.send('exit');
     expect(await w.exited).toBe(0);
     // Before: "(1 run(s) of this process written there again)": the case run was carried, its suite run
-    // was not.
+    // was not; then "(1 run(s), 1 suite run(s) ...)": the template's counter was not.
     expect(w.err()).toMatch(
-      /overwritten in place with another run store .* \(1 run\(s\), 1 suite run\(s\) of this process written there again\)/,
+      /overwritten in place with another run store .* \(1 run\(s\), 1 suite run\(s\), 1 template counter\(s\) of this process written there again\)/,
     );
 
     const store = new RunStore(file);
     try {
       expectSuiteRunWhole(store, ended);
       expect(store.has(theirRun)).toBe(true);
+      // The two uses counted before the overwrite, and the one after (before: 1, the two were lost).
+      expect(store.templateStats().get('user-email')).toMatchObject({ successes: 3, failures: 0 });
     } finally {
       store.close();
     }
