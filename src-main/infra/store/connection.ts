@@ -68,14 +68,15 @@ export class StoreUnwritableError extends DiskFullError {
  * A statement refused at once because the store's file looks overwritten in place (a copy going on
  * over it: see StoreConnection.overwritten) and is not acted on yet: a write now would go to the old
  * content's write-ahead log, which the reopen empties. Held like a full disk's writes (a DiskFullError
- * to the event log: a run's events and template counts are kept in memory and written to the new
- * content once the overwrite is acted on); any other write is refused with this error, naming why.
+ * to the event log: a run's events, template counts and a suite run's later writes are kept in memory
+ * and written to the new content once the overwrite is acted on); any other write is refused with
+ * this error, naming why.
  */
 export class StoreOverwrittenError extends DiskFullError {
   override name = 'StoreOverwrittenError';
   constructor(file: string, verdict: string) {
     super(file, 'a write', verdict);
-    this.message = `the run store ${file} is being overwritten in place with ${verdict} while this process (pid ${process.pid}) has it open (a copy still going on?): nothing was written, since a write now would go to the old content's write-ahead log and be lost; a run's events and template counts are held and written to the new content once it stays the same; try anything else again in a moment (and never copy a store over one in use)`;
+    this.message = `the run store ${file} is being overwritten in place with ${verdict} while this process (pid ${process.pid}) has it open (a copy still going on?): nothing was written, since a write now would go to the old content's write-ahead log and be lost; a run's events, template counts and a suite run's results are held and written to the new content once it stays the same; try anything else again in a moment (and never copy a store over one in use)`;
   }
 }
 
@@ -1149,11 +1150,11 @@ export class StoreConnection implements Guard {
   /**
    * A statement while the file looks overwritten and is not yet acted on (see overwritten: it must stay
    * the same STABLE_MS, a copy may still be going on) is refused at once with a StoreOverwrittenError:
-   * the event log holds a run's events and template counts, written to the new content once the
-   * overwrite is acted on (by the watch, or the first statement after the file stayed the same); any
-   * other write is refused, naming why. Before, the statement waited for it in a loop of synchronous
-   * sleeps, up to 10 s while a copy went on: the process (serve, the MCP server, the workbench) answered
-   * nothing meanwhile.
+   * the event log holds a run's events, template counts and a suite run's later writes, written to the
+   * new content once the overwrite is acted on (by the watch, or the first statement after the file
+   * stayed the same); any other write is refused, naming why. Before, the statement waited for it in a
+   * loop of synchronous sleeps, up to 10 s while a copy went on: the process (serve, the MCP server, the
+   * workbench) answered nothing meanwhile.
    */
   private refuseWhileOverwritten(): void {
     const s = this.suspect;

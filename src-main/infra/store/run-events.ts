@@ -299,6 +299,51 @@ export class RunEvents {
     };
   }
 
+  /**
+   * One write of a suite run this process started (SuiteStore: a case run's tag, a result, its end),
+   * made by `write` and mirrored (see mirrorSuite). While the file is being overwritten in place (a
+   * StoreOverwrittenError: a copy still going on), or while earlier ones are held, it is held in memory,
+   * in order, as a run's events are (within MAX_PENDING_BYTES with them; past it the error is thrown), and
+   * written once the file stayed the same: with the suite run carried from its mirror when the overwrite
+   * is acted on (the held write then writes the same again), and by `flush` (every FLUSH_EVERY_MS, and
+   * at the close) when the file turned out not to be overwritten. Before, it was refused: a result
+   * coming in while a copy was written ended the suite run in an error. A new suite run is still refused.
+   */
+  writeSuite(id: string, change: SuiteChange, what: string, write: () => void): void {
+    const bytes = JSON.stringify(change).length;
+    const hold = (cause?: StoreOverwrittenError) => {
+      if (this.pendingBytes + bytes > MAX_PENDING_BYTES)
+        throw new DiskFullError(
+          this.file,
+          what,
+          `${cause ? `${cause.message}; ` : ''}${this.pendingSuite.length} suite write(s) and ${this.pendingEvents()} event(s) already held in memory, up to the limit of ${MAX_PENDING_BYTES / 1024 / 1024} MB`,
+        );
+      this.pendingSuite.push({ id, write, bytes });
+      this.pendingBytes += bytes;
+      this.startFlushTimer();
+    };
+    if (this.pendingSuite.length) {
+      hold();
+      try {
+        this.flush();
+      } catch {
+        // Not a held write's refusal: the timer tries again, and the next write reports it.
+      }
+    } else
+      try {
+        storeWrite(this.file, what, write);
+      } catch (e) {
+        if (!(e instanceof StoreOverwrittenError)) throw e;
+        hold(e);
+      }
+    this.mirrorSuite(id, change);
+  }
+
+  /** How many writes of suite runs are held in memory, not yet on disk (see writeSuite). */
+  pendingSuiteWrites(): number {
+    return this.pendingSuite.length;
+  }
+
   /** The suite runs this process started (see noteSuiteRun): carried when the file is replaced. */
   private readonly ownSuiteRuns = new Set<string>();
   /** The templates this process counted a use of: their counters are carried when the file is replaced. */
@@ -346,6 +391,8 @@ export class RunEvents {
   private pendingBytes = 0;
   /** Template uses not yet counted on disk (disk full). */
   private readonly pendingTemplateUses: [name: string, success: boolean, at: number][] = [];
+  /** Writes of suite runs held while the file was being overwritten, in order (see writeSuite). */
+  private readonly pendingSuite: { id: string; write: () => void; bytes: number }[] = [];
   private flushTimer: ReturnType<typeof setInterval> | undefined;
 
   /** How many events are held in memory, not yet on disk (the disk was full). */
@@ -367,6 +414,18 @@ export class RunEvents {
         if (!isDiskFull(e, this.file)) throw e;
         return false;
       }
+    }
+    // (after the runs' events: a tag names a case run, which may have been held too)
+    while (this.pendingSuite.length) {
+      const held = this.pendingSuite[0] as (typeof this.pendingSuite)[number];
+      try {
+        held.write();
+      } catch (e) {
+        if (!isDiskFull(e, this.file)) throw e;
+        return false;
+      }
+      this.pendingSuite.shift();
+      this.pendingBytes -= held.bytes;
     }
     while (this.pendingTemplateUses.length) {
       const [name, success, at] = this.pendingTemplateUses[0] as [string, boolean, number];
@@ -419,8 +478,10 @@ export class RunEvents {
     if (this.flush()) return undefined;
     const runs = [...this.pending.keys()];
     const uses = this.pendingTemplateUses.length;
+    const suites = [...new Set(this.pendingSuite.map((w) => w.id))];
     const what = [
       runs.length ? `${this.pendingEvents()} event(s) of run(s) ${runs.join(', ')}` : '',
+      suites.length ? `${this.pendingSuite.length} write(s) of suite run(s) ${suites.join(', ')}` : '',
       uses
         ? `${uses} template use(s) of ${[...new Set(this.pendingTemplateUses.map((u) => u[0]))].join(', ')}`
         : '',

@@ -206,6 +206,20 @@ export class RunStore extends RunQueries {
     this.log.mirrorSuite(id, change);
   }
 
+  /**
+   * A write of a suite run this process started (SuiteStore): made now, or held in memory while the
+   * file is being overwritten in place and written once it stayed the same (see RunEvents.writeSuite).
+   */
+  writeSuite(id: string, change: SuiteChange, what: string, write: () => void): void {
+    if (this.closed) throw new RunStoreError(`the run store ${this.file} is closed: ${what} is not recorded`);
+    this.log.writeSuite(id, change, what, write);
+  }
+
+  /** How many writes of suite runs are held in memory, not yet on disk (see writeSuite). */
+  pendingSuiteWrites(): number {
+    return this.log.pendingSuiteWrites();
+  }
+
   /** Counts one use of a template (the ratchet's counters); held in memory while the disk is full. */
   recordTemplateUse(name: string, success: boolean): void {
     if (this.closed) return; // a run ending after the store closed (see isClosed)

@@ -86,6 +86,8 @@ export class SuiteStore {
 
   // Each write is mirrored in the run store's memory once it is made (RunStore.mirrorSuite): a file
   // overwritten in place keeps nothing of it, and the suite run is written there again from memory.
+  // A write after the first (a tag, a result, the end) made while the file is being overwritten is
+  // held and written once it stayed the same (RunStore.writeSuite); a new suite run is refused then.
 
   create(spec: SuiteRunSpec, id: string = randomUUID()): string {
     const createdAt = this.now();
@@ -109,26 +111,31 @@ export class SuiteStore {
 
   /** Tags a case's run with its suite run (the runs list filters by it). */
   tagRun(runId: string, suiteRun: string): void {
-    storeWrite(this.file, "a case run's suite tag", () => this.stmts.tagRun.run(suiteRun, runId));
-    this.runs.mirrorSuite(suiteRun, { tag: runId });
+    this.runs.writeSuite(suiteRun, { tag: runId }, "a case run's suite tag", () =>
+      this.stmts.tagRun.run(suiteRun, runId),
+    );
   }
 
   addResult(suiteRun: string, r: CaseResult): void {
     const data = JSON.stringify(r);
-    storeWrite(this.file, 'a suite result', () =>
-      this.stmts.addResult.run(suiteRun, r.caseId, r.column, r.rep, r.runId, data),
+    this.runs.writeSuite(
+      suiteRun,
+      {
+        result: { suite_run: suiteRun, case_id: r.caseId, col: r.column, rep: r.rep, run_id: r.runId, data },
+      },
+      'a suite result',
+      () => this.stmts.addResult.run(suiteRun, r.caseId, r.column, r.rep, r.runId, data),
     );
-    this.runs.mirrorSuite(suiteRun, {
-      result: { suite_run: suiteRun, case_id: r.caseId, col: r.column, rep: r.rep, run_id: r.runId, data },
-    });
   }
 
   finish(id: string, status: Exclude<SuiteRunStatus, 'running' | 'interrupted'>, error?: string): void {
     const finishedAt = this.now();
-    storeWrite(this.file, "a suite run's end", () =>
-      this.stmts.finish.run(status, finishedAt, error ?? null, id),
+    this.runs.writeSuite(
+      id,
+      { end: { status, finished_at: finishedAt, error: error ?? null } },
+      "a suite run's end",
+      () => this.stmts.finish.run(status, finishedAt, error ?? null, id),
     );
-    this.runs.mirrorSuite(id, { end: { status, finished_at: finishedAt, error: error ?? null } });
     // Its end is checked to have reached the file now at the path (see RunEvents.keepWritten).
     this.runs.checkFiles();
   }

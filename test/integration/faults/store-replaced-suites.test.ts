@@ -38,11 +38,13 @@ function writer(file: string) {
   return {
     err: () => err,
     exited,
-    send: async (cmd: string): Promise<{ suiteRun: string; runs: string[] }> => {
+    send: async (
+      cmd: string,
+    ): Promise<{ suiteRun: string; runs: string[]; held?: number; error?: string }> => {
       child.stdin.write(`${cmd}\n`);
       const next = await lines.next();
       if (next.done) throw new Error(`the writer ended before answering ${cmd}: ${err}`);
-      return JSON.parse(next.value) as { suiteRun: string; runs: string[] };
+      return JSON.parse(next.value) as { suiteRun: string; runs: string[]; held?: number; error?: string };
     },
   };
 }
@@ -107,19 +109,79 @@ describe('a suite run and template counters when the store is replaced under a l
   });
 });
 
+/** Another workspace's store (its own id) at `dir`/other.db, with one run of its own: copied over the live one. */
+function otherStore(dir: string): { other: string; theirRun: string } {
+  const other = join(dir, 'other.db');
+  const theirs = new RunStore(other);
+  const theirRun = theirs.createRun(runStarted('a run of the other store'));
+  theirs.append(theirRun, 'run_finished', { status: 'failed', error: 'e' });
+  theirs.close();
+  return { other, theirRun };
+}
+
 describe('a suite run when the store is overwritten in place under a live process', () => {
+  it("a suite result and the suite run's end made while the copy is still being written are held and written once it is whole", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolsmith-overwriting-'));
+    dirs.push(dir);
+    const file = join(dir, 'ws', 'runs.db');
+    mkdirSync(join(dir, 'ws'));
+    new RunStore(file).close();
+    const { other, theirRun } = otherStore(dir);
+    const w = writer(file);
+    await w.send('begin');
+    await w.send('case');
+    // A copy still going on: the file copied over, then its time changed every 50 ms until told to stop.
+    const copier = spawn(
+      join(repoRoot, 'node_modules/.bin/node'),
+      [
+        '-e',
+        `const fs = require('node:fs');
+         fs.copyFileSync(process.argv[1], process.argv[2]);
+         process.stdout.write('copied\\n');
+         const t = setInterval(() => { const now = new Date(); fs.utimesSync(process.argv[2], now, now); }, 50);
+         process.stdin.on('end', () => clearInterval(t)).resume();`,
+        other,
+        file,
+      ],
+      { stdio: ['pipe', 'pipe', 'inherit'] },
+    );
+    let during: Awaited<ReturnType<typeof w.send>>;
+    try {
+      await new Promise<void>((r) => copier.stdout?.once('data', () => r()));
+      // Before: "StoreOverwrittenError: the run store ... is being overwritten in place ...: nothing was
+      // written" at the result, and the suite run's end was refused the same way.
+      during = await w.send('result');
+      expect(during.error).toBeUndefined();
+      // (held: the file is seen overwritten, not yet acted on while it keeps changing)
+      expect(during.held).toBeGreaterThan(0);
+      copier.stdin?.end();
+      await vi.waitFor(() => expect(w.err()).toMatch(/overwritten in place/), {
+        timeout: POLL_MS,
+        interval: 50,
+      });
+      await w.send('exit');
+      expect(await w.exited).toBe(0);
+    } finally {
+      copier.kill();
+    }
+    expect(w.err()).toMatch(/1 suite run\(s\)/);
+    const store = new RunStore(file);
+    try {
+      expectSuiteRunWhole(store, during);
+      expect(store.has(theirRun)).toBe(true);
+      expect(store.templateStats().get('user-email')).toMatchObject({ successes: 3, failures: 0 });
+    } finally {
+      store.close();
+    }
+  }, 60_000);
+
   it("the suite run, its results and its case runs' tags are written to the new content, as its runs are", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'toolsmith-overwritten-'));
     dirs.push(dir);
     const file = join(dir, 'ws', 'runs.db');
     mkdirSync(join(dir, 'ws'));
     new RunStore(file).close();
-    // Another workspace's store (its own id), with one run of its own: what is copied over the live one.
-    const other = join(dir, 'other.db');
-    const theirs = new RunStore(other);
-    const theirRun = theirs.createRun(runStarted('a run of the other store'));
-    theirs.append(theirRun, 'run_finished', { status: 'failed', error: 'e' });
-    theirs.close();
+    const { other, theirRun } = otherStore(dir);
     const w = writer(file);
     const begun = await w.send('begin');
     copyFileSync(other, file);

@@ -4,7 +4,10 @@
  * JSON line on stdout. `begin`: starts a suite run with one case run and its result, and counts two
  * successes of the template `user-email`; `end`: a second case run and its result, the suite run
  * finished `passed`, one more success counted; `exit`: closes the store and leaves. The store's files
- * are changed by the test between `begin` and `end`.
+ * are changed by the test between `begin` and `end`. Split in two instead of `end`: `case`, the second
+ * case run (started and tagged); `result`, its result, the suite run finished `passed` and one more
+ * success counted, answering also how many suite writes are held in memory and the error of a write
+ * refused (the test copies another store over the file between the two).
  */
 import { createInterface } from 'node:readline';
 import { RunStore } from '../../../../src-main/infra/store/run-store.ts';
@@ -45,6 +48,21 @@ for await (const line of createInterface({ input: process.stdin })) {
     suites.finish(suiteRun, 'passed');
     store.recordTemplateUse('user-email', true);
     answer({ suiteRun, runs });
+  } else if (line === 'case') {
+    const runId = store.createRun(runStarted('case c1, repeat 1'));
+    runs.push(runId);
+    suites.tagRun(runId, suiteRun);
+    answer({ suiteRun, runs });
+  } else if (line === 'result') {
+    let error: string | undefined;
+    try {
+      suites.addResult(suiteRun, passedCase(runs[1] as string, 1));
+      suites.finish(suiteRun, 'passed');
+      store.recordTemplateUse('user-email', true);
+    } catch (e) {
+      error = String(e);
+    }
+    answer({ suiteRun, runs, held: store.pendingSuiteWrites(), ...(error ? { error } : {}) });
   } else if (line === 'exit') {
     store.close();
     answer({ closed: true });
