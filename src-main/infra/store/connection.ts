@@ -668,9 +668,7 @@ function schemaCookie(fd: number | undefined): number {
  * written into the database file (nBackfill); `attempted`, the frames a checkpoint set out to write
  * (nBackfillAttempted). Undefined when it cannot be read.
  */
-function walIndex(
-  fd: number | undefined,
-): { mark: string; bytes: number; page: number; backfilled: number; attempted: number } | undefined {
+function walIndex(fd: number | undefined): WalIndex | undefined {
   if (fd === undefined) return undefined;
   try {
     const hdr = Buffer.alloc(136);
@@ -682,9 +680,65 @@ function walIndex(
       page: page === 1 ? 65536 : page,
       backfilled: hdr.readUInt32LE(96),
       attempted: hdr.readUInt32LE(128),
+      frames: hdr.readUInt32LE(16),
+      commits: hdr.readUInt32LE(8),
+      // (the log's own bytes, big-endian as in its header: one more at each start over)
+      restarts: hdr.readUInt32BE(32),
     };
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * What walIndex reads, and more: `frames`, the log's last frame (mxFrame); `commits`, the index's change
+ * counter (iChange: one more at each commit, kept when the log starts over); `restarts`, the log's first
+ * salt (one more each time the log starts over).
+ */
+interface WalIndex {
+  mark: string;
+  bytes: number;
+  page: number;
+  backfilled: number;
+  attempted: number;
+  frames: number;
+  commits: number;
+  restarts: number;
+}
+
+/**
+ * Whether the WAL index moved from `then` to `now` only because the log started over, with no checkpoint
+ * since (so SQLite wrote nothing to the database file): the log started over once, every frame of the
+ * log `then` had been written into the file by then (so none was left to checkpoint before the start
+ * over), no checkpoint has started in the new log, and every commit since `then` is in the new log (its
+ * commit frames, read from `wal`, are as many as the commits counted since; a commit that went to the
+ * old log because a reader held it, and a checkpoint of it, would leave fewer). Anything that cannot be
+ * read is taken for a checkpoint (false), as every move of the index was before.
+ */
+function onlyStartedOver(then: WalIndex | undefined, now: WalIndex, wal: string): boolean {
+  if (!then || now.restarts !== (then.restarts + 1) >>> 0) return false;
+  if (then.backfilled !== then.frames || then.attempted !== then.frames) return false;
+  if (now.backfilled !== 0 || now.attempted !== 0 || now.frames === 0) return false;
+  const since = (now.commits - then.commits) >>> 0;
+  if (since === 0 || since > now.frames) return false;
+  let fd: number | undefined;
+  try {
+    fd = openSync(wal, 'r');
+    const hdr = Buffer.alloc(32);
+    if (readSync(fd, hdr, 0, 32, 0) !== 32 || hdr.readUInt32BE(16) !== now.restarts) return false;
+    const salts = hdr.subarray(16, 24);
+    const frame = Buffer.alloc(24);
+    let commits = 0;
+    for (let i = 0; i < now.frames; i++) {
+      if (readSync(fd, frame, 0, 24, 32 + i * (24 + now.page)) !== 24) return false;
+      if (!frame.subarray(8, 16).equals(salts)) return false;
+      if (frame.readUInt32BE(4) !== 0) commits++;
+    }
+    return commits === since;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 
@@ -786,6 +840,8 @@ export class StoreConnection implements Guard {
    * sample is read then, and after that only when the mark moves.
    */
   private dbMark: string | undefined = NOT_SEEN;
+  /** The WAL index as read when dbMark was last seen (see onlyStartedOver). */
+  private dbIndex: WalIndex | undefined;
   /** The file's schema cookie (its header's bytes 40-43) when dbSize was last seen (see overwriteOf). */
   private dbCookie = 0;
   /** The file's modification and change times when dbSize was last seen (see overwriteOf). */
@@ -965,7 +1021,7 @@ export class StoreConnection implements Guard {
    * The file as seen whole at a check: its size, the WAL index's mark (read before the file), its
    * times and cookie, and (when the mark moved: a checkpoint wrote the file) its sample of pages read again.
    */
-  private seen(size: number, wal: ReturnType<typeof walIndex>, times: string, cookie: number): void {
+  private seen(size: number, wal: WalIndex | undefined, times: string, cookie: number): void {
     // Read again only when the mark moved: a file with no whole page yet (an empty sample) is not read
     // again at every look, since only a checkpoint (which moves the mark) or another program writes it.
     if (this.dbFd !== undefined && wal?.mark !== this.dbMark) {
@@ -984,6 +1040,7 @@ export class StoreConnection implements Guard {
     }
     this.dbSize = size;
     this.dbMark = wal?.mark;
+    this.dbIndex = wal;
     this.dbCookie = cookie;
     this.dbTimes = times;
   }
@@ -993,7 +1050,7 @@ export class StoreConnection implements Guard {
     size: number,
     hdr: Buffer,
     n: number,
-    wal: ReturnType<typeof walIndex>,
+    wal: WalIndex | undefined,
     times: string,
   ): string | undefined {
     const before = this.dbSize;
@@ -1011,6 +1068,12 @@ export class StoreConnection implements Guard {
     // Before, a look between another process's page writes and its mark took them for an overwrite and
     // emptied the log every process shares under that checkpoint.
     if (wal.attempted !== wal.backfilled) return undefined;
+    // No checkpoint since the last look: the WAL index's mark is the same, or it moved only because the
+    // log started over (another process's first write after a checkpoint of the whole log), which writes
+    // nothing to the file. Before, any move of the mark was taken for a checkpoint: an older copy of the
+    // same size put back, then another process's write, went unseen, and a run in flight whose rows the
+    // copy lacked failed at its next event ("no run ...").
+    const noCheckpoint = wal.mark === this.dbMark || onlyStartedOver(this.dbIndex, wal, `${this.file}-wal`);
     // A shrink is SQLite's own after the database got smaller (a VACUUM; runs deleted with auto_vacuum
     // on), written by a checkpoint: in WAL mode only a checkpoint writes the file. So a file that shrank
     // is an older copy when no checkpoint ran since it was last seen (the WAL index's mark is the same),
@@ -1022,13 +1085,13 @@ export class StoreConnection implements Guard {
     // those commits were emptied out of the shared log). An older copy never has a newer cookie.
     if (size < before) {
       const vacuumed = n >= 100 && hdr.readUInt32BE(40) > this.dbCookie;
-      if (wal.mark !== this.dbMark && (wal.bytes < before || vacuumed)) return undefined;
-      return `an older copy of it (the file shrank from ${before} to ${size} bytes, ${wal.mark === this.dbMark ? 'with no checkpoint' : `the database being ${wal.bytes} bytes`})`;
+      if (!noCheckpoint && (wal.bytes < before || vacuumed)) return undefined;
+      return `an older copy of it (the file shrank from ${before} to ${size} bytes, ${noCheckpoint ? 'with no checkpoint' : `the database being ${wal.bytes} bytes`})`;
     }
     // With no checkpoint since the last look, SQLite has not written the file: a file that grew, or whose
     // pages changed (an older copy of the same size put back, `cp -p` or not), was written by another
     // program. Its times alone say nothing (`touch`): the pages kept in the sample are compared.
-    if (wal.mark !== this.dbMark || times === this.dbTimes || this.dbFd === undefined) return undefined;
+    if (!noCheckpoint || times === this.dbTimes || this.dbFd === undefined) return undefined;
     if (size > before)
       return `another copy of it (the file grew from ${before} to ${size} bytes with no checkpoint)`;
     let now: Buffer[];

@@ -247,6 +247,58 @@ describe('runs.db shrinking or overwritten under a live process', () => {
     }
   }, 60_000);
 
+  it("an older copy of the same size put back, then another process's write (the log starts over) before this one looks again, is an overwrite", async () => {
+    const store = new RunStore(file());
+    try {
+      const ids = Array.from({ length: 20 }, (_, i) => wholeRun(store, `${'x'.repeat(3000)} ${i}`));
+      for (const id of ids.slice(0, 12)) store.delete(id);
+      sql(file(), 'PRAGMA wal_checkpoint(TRUNCATE);');
+      const backup = join(dir, 'backup.db');
+      sql(file(), `.backup '${backup}'`);
+      // New runs fill the pages the deleted ones freed: the file keeps its size.
+      for (let i = 0; i < 4; i++) wholeRun(store, `${'y'.repeat(3000)} ${i}`);
+      const inFlight = store.createRun(runStarted('a run in flight over the copy'));
+      // Every frame written into the file (the run in flight too), and seen so by the live store.
+      sql(file(), 'PRAGMA wal_checkpoint(PASSIVE);');
+      looks(store);
+      expect(statSync(file()).size).toBe(statSync(backup).size);
+      // Put back by another program (`cp`), then another process writes: its first write after the whole
+      // log was checkpointed starts the log over, which moves the WAL index's mark with no checkpoint.
+      execFileSync('cp', [backup, file()]);
+      sql(file(), "INSERT INTO meta (key, value) VALUES ('another process', 'was here');");
+      // Before: nothing was said (the mark had moved: the change was taken for a checkpoint's) and this
+      // event failed, "no run ...": the copy lacks the run.
+      store.append(inFlight, 'run_finished', { status: 'failed', error: 'e' });
+      await saidSoon(
+        /overwritten in place with an older copy of it \(the same size, \d+ of \d+ pages compared changed with no checkpoint\)/,
+      );
+      await vi.waitFor(() => expect(store.get(inFlight)?.status).toBe('failed'), {
+        timeout: POLL_MS,
+        interval: 50,
+      });
+      expect(sql(file(), 'PRAGMA integrity_check;')).toBe('ok');
+    } finally {
+      store.close();
+    }
+  }, 60_000);
+
+  it("the log started over by another process's write, with no copy, is no overwrite", async () => {
+    const store = new RunStore(file());
+    try {
+      const ids = Array.from({ length: 5 }, (_, i) => wholeRun(store, `${'x'.repeat(3000)} ${i}`));
+      sql(file(), 'PRAGMA wal_checkpoint(PASSIVE);');
+      looks(store);
+      sql(file(), "INSERT INTO meta (key, value) VALUES ('another process', 'was here');");
+      await lookedPastStable(store);
+      ids.push(wholeRun(store, 'after the other write'));
+      expect(said.join('')).not.toMatch(/overwritten/);
+      for (const id of ids) expect(store.has(id), id).toBe(true);
+      expect(sql(file(), "SELECT value FROM meta WHERE key = 'another process'")).toBe('was here');
+    } finally {
+      store.close();
+    }
+  }, 60_000);
+
   it('a copy of the same store that grew with no checkpoint put back is an overwrite', async () => {
     const store = new RunStore(file());
     try {
