@@ -267,14 +267,18 @@ export class RunEvents {
     return () => {
       let kept = 0;
       for (const run of runs) {
-        if (this.writeAgain(run)) kept++;
-        // Its events held while the file was being overwritten (see append) are in that copy: written.
+        // Its events held while the file was being overwritten (see append) are in that copy: dropped
+        // first, so the copy is written once. Before, they were dropped after: the copy's events went
+        // through append, which found the run's held queue and wrote each held event again after them
+        // (or, the held ones not following the run written so far, failed with "no run" or "does not
+        // follow", and the run was not written again at all).
         const id = run[0]?.runId;
         const held = id === undefined ? undefined : this.pending.get(id);
         if (id !== undefined && held) {
           this.pending.delete(id);
           this.pendingBytes -= held.bytes;
         }
+        if (this.writeAgain(run)) kept++;
       }
       const db = this.conn?.db ?? this.db;
       let suiteRuns = 0;

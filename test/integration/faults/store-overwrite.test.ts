@@ -504,6 +504,14 @@ describe('runs.db shrinking or overwritten under a live process', () => {
     expect(sql(file(), "SELECT status FROM runs WHERE task = 'a run in flight over the copy'")).toBe(
       'failed',
     );
+    // Its events once each: before, the event held while the copy went on was written twice (the run
+    // written again from its copy in memory went through its held events' queue, then that queue too).
+    expect(
+      sql(
+        file(),
+        "SELECT group_concat(type, ' ') FROM (SELECT e.type FROM events e JOIN runs r ON r.id = e.run_id WHERE r.task = 'a run in flight over the copy' ORDER BY e.seq)",
+      ),
+    ).toBe('run_started run_finished');
     expect(sql(file(), "SELECT successes FROM template_stats WHERE name = 'stock-in'")).toBe('1');
   }, 60_000);
 
