@@ -292,11 +292,19 @@ export class SkillFiles {
    * a verdicts file this process set aside; undefined when neither.
    */
   verdictsProblem(): string | undefined {
-    return this.readVerdicts().problem ?? this.setAside;
+    const problem = this.readVerdicts().problem;
+    if (problem) return problem;
+    // Said while the file kept aside is there: once it is gone (removed, or put back in place once
+    // fixed) the person has dealt with it. Before, it was said for as long as the process lived.
+    if (this.setAside && !existsSync(this.setAside.file)) this.setAside = undefined;
+    return this.setAside?.note;
   }
 
-  /** What this process did with a verdicts file that was not one: said on stderr once, and kept here. */
-  private setAside: string | undefined;
+  /**
+   * What this process did with a verdicts file that was not one (said on stderr once, and kept here):
+   * the note, and the file it was kept as.
+   */
+  private setAside: { note: string; file: string } | undefined;
 
   private readVerdicts(): VerdictsRead {
     let text: string;
@@ -382,8 +390,9 @@ export class SkillFiles {
           this.verdictsFile,
         );
       }
-      this.setAside = `${this.verdictsFile} was ${read.junk}: it is kept as ${aside}, and a new file of test verdicts was started; the skills tested before read as untested until they are tested again`;
-      process.stderr.write(`toolsmith: ${this.setAside}\n`);
+      const note = `${this.verdictsFile} was ${read.junk}: it is kept as ${aside}, and a new file of test verdicts was started; the skills tested before read as untested until they are tested again`;
+      this.setAside = { note, file: aside };
+      process.stderr.write(`toolsmith: ${note}\n`);
     }
     const all = read.all;
     if (verdict) all[`${sandbox}/${name}`] = verdict;
