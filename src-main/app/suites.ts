@@ -16,6 +16,7 @@ import { stringify as stringifyToml } from 'smol-toml';
 import { parseSuite } from '../infra/workspace/suite-toml.ts';
 import type { Assertion, CaseInstance, Suite, SuiteProblem } from '../core/suites/schema.ts';
 import { SuiteStore } from '../infra/store/suite-store.ts';
+import { StoreOverwrittenError } from '../infra/store/run-store.ts';
 import type { SuiteProgress, SuiteRunFull, SuiteRunSpec, SuiteRunSummary } from '../core/suites/run.ts';
 import type { Request } from '../contract/api.ts';
 import { WorkspaceError } from '../infra/workspace/files.ts';
@@ -119,6 +120,29 @@ export interface SuiteDeps extends SuiteCheckDeps, SuiteMcpDeps, WorkspaceDeps, 
     body: string;
     timeoutMs?: number;
   }): Promise<ExecutionResult>;
+}
+
+/** How long the suite runner waits, at most, for a `runs.db` being overwritten in place to be acted on. */
+const OVERWRITE_WAIT_MS = 60_000;
+
+/**
+ * A read of the run store by the suite runner, made again every 100 ms while `runs.db` is being
+ * overwritten in place (a copy still going on: the store refuses statements with a StoreOverwrittenError
+ * until the file stayed the same, holding a run's events and the suite run's writes meanwhile), for at
+ * most OVERWRITE_WAIT_MS. Before, a case whose run ended during a copy read as an infrastructure error
+ * ("the case could not start: the run store ... is being overwritten in place ...") and the suite run
+ * ended `error`.
+ */
+async function readThroughOverwrite<T>(read: () => T): Promise<T> {
+  const until = performance.now() + OVERWRITE_WAIT_MS;
+  for (;;) {
+    try {
+      return read();
+    } catch (e) {
+      if (!(e instanceof StoreOverwrittenError) || performance.now() > until) throw e;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 /** Parses a suite; problems (TOML, schema, predicate validation) carry line numbers. */
@@ -426,7 +450,7 @@ export class SuiteService {
     const done = (async () => {
       try {
         await Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, worker));
-        const view = this.get(suiteRun);
+        const view = await readThroughOverwrite(() => this.get(suiteRun));
         const m = view.matrix.overall;
         // Failed cells make the run failed; cells that only hit infrastructure errors make it an error.
         const status = abort.signal.aborted
@@ -446,7 +470,7 @@ export class SuiteService {
         else this.store.finish(suiteRun, status);
         progress.status = status;
         report();
-        return this.get(suiteRun);
+        return await readThroughOverwrite(() => this.get(suiteRun));
       } catch (e) {
         try {
           this.store.finish(suiteRun, 'error', errorMessage(e));
@@ -509,7 +533,7 @@ export class SuiteService {
       await started.done;
       const tDone = performance.now();
       runIds.delete(id);
-      const events = this.runs.store.events(id);
+      const events = await readThroughOverwrite(() => this.runs.store.events(id));
       const rec = deriveRun(events);
       let template: string | undefined;
       for (const e of events) if (e.type === 'tier' && e.data.template) template = e.data.template;
