@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { WorkspaceError } from '../../infra/workspace/files.ts';
+import { WorkspaceError } from '../../infra/workspace/atomic.ts';
 import { initWorkspace, rememberWorkspace } from '../../infra/workspace/init.ts';
 import { json, UsageError } from '../context.ts';
 import { commandHint } from '../invocation.ts';
