@@ -36,8 +36,8 @@ if (root.split(sep).includes('node_modules')) {
   }
 }
 const argv = process.argv.slice(2);
-// `kit list`, `kit info`, `tools`, `sandboxes`, `skill list`, `mcp-servers list` and `validate FILE` of an
-// unchanged workspace (and script), and every
+// `kit list`, `kit info`, `tools`, `prompt`, `sandboxes`, `skill list`, `mcp-servers list` and
+// `validate FILE` of an unchanged workspace (and script), and every
 // help of the same code and terminal: the cached answer, before main (commander, every verb's table)
 // loads (src-main/cli/verb-cache.ts; a separate entry of the bundle).
 const cache = entry.endsWith('.js')

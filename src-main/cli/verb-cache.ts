@@ -1,13 +1,15 @@
 /**
- * `toolsmith kit list`, `kit info NAME`, `tools ...`, `validate FILE ...`, `sandboxes [--json]`, `skill
- * list ...` and `mcp-servers list [--json]` without the service (or the workspace reader), and
+ * `toolsmith kit list`, `kit info NAME`, `tools ...`, `prompt ...`, `validate FILE ...`, `sandboxes
+ * [--json]`, `skill list ...` and `mcp-servers list [--json]` without the service (or the workspace reader), and
  * every help (`--help`, `-h`, `help [VERB]`, no arguments) without commander: the last answer of the same
  * command line, kept in the user's cache folder (never in the workspace) under a key hashed from
  * everything the answer depends on.
  * - A verb: the package version and code stamp, the arguments, the config file's bytes, the names under
  *   `sandboxes/` and each `tools.py`'s bytes, the skills, their verdicts and the names and versions in
  *   their history (a deleted skill is refused as deleted; sandboxes-cache.ts), every
- *   `kits/*.kit` file's name and bytes, and for `validate` the script's bytes. Any change misses, and the
+ *   `kits/*.kit` file's name and bytes, the values of the environment variables the config names (the
+ *   secrets the output is redacted of: `secretsEnv`), for `validate` the script's bytes, and for `prompt`
+ *   the files it reads (`promptInputs`) and the prompt texts. Any change misses, and the
  *   verb takes the full path (config validated, tools extracted with pyright's parser, kits resolved; for
  *   `validate`, the script parsed and checked) and stores its answer again. Only answers (a success, or
  *   `validate`'s exit 1 for an invalid script) of workspaces without MCP servers are kept (MCP tools come
@@ -31,6 +33,7 @@ import { readRegularFile } from '../infra/workspace/regular-file.ts';
 import { readSnapshot, snapshotKey } from './sandboxes-cache.ts';
 import { cacheFolder, pruneSometimes } from './cache-folder.ts';
 import { resolveWorkspaceDir } from '../infra/workspace/init.ts';
+import { resourcesDir } from '../infra/workspace/paths.ts';
 import type { RuntimeImage } from '../infra/sandbox/images.ts';
 // bin/start.mjs applies the loopback NO_PROXY rule from this module (its first), before anything runs.
 export { reachLoopbackDirectly } from '../infra/net/proxy-env.ts';
@@ -63,14 +66,17 @@ const MAX_ENTRIES = 32;
  * The command lines answered from the cache: `kit list [--json]`, `kit info NAME [--json]` (the same
  * files as `kit list`: the kits, the tools they name, the config's grades), `tools ...`, `sandboxes ...`,
  * `validate FILE ...` (a file, not standard input; the file's bytes are part of the key), `skill list
- * ...` (the skills' files, their verdicts and the sandboxes' tools: all in the key) and `mcp-servers list
- * [--json]` (the config's declarations; it connects to none). Not `runs list` nor `template list`: they
+ * ...` (the skills' files, their verdicts and the sandboxes' tools: all in the key), `mcp-servers list
+ * [--json]` (the config's declarations; it connects to none) and `prompt ...` (the prompt of a task: the
+ * tools, skills and kits of the key, the prompt texts, the previous attempt's files; not from standard
+ * input). Not `runs list` nor `template list`: they
  * read the run store, which changes without any file of the key changing. Helps are answered from a
  * cache of their own (`helpAsked`).
  */
 export function cacheableVerb(argv: string[], verb: string | undefined): boolean {
   if (argv.includes('--help') || argv.includes('-h') || argv.includes('help')) return false;
   if (verb === 'tools' || verb === 'sandboxes') return true;
+  if (verb === 'prompt') return promptInputs(argv) !== undefined;
   if (verb === 'validate') return validatedFile(argv) !== undefined;
   if (verb !== 'kit' && verb !== 'skill' && verb !== 'mcp-servers') return false;
   const after = argv.slice(argv.indexOf(verb) + 1).filter((a) => !a.startsWith('-'));
@@ -91,6 +97,62 @@ export function validatedFile(argv: string[]): string | undefined {
   }
   const file = operands[0] === 'validate' ? operands[1] : undefined;
   return file === '-' ? undefined : file;
+}
+
+/** `prompt`'s options that take a value (`--name value`; `--name=value` is one word). */
+const PROMPT_VALUES = new Set([
+  '--task',
+  '--sandbox',
+  '--kit',
+  '--lang',
+  '--language',
+  '--attempt',
+  '--previous-script',
+  '--previous-error',
+  '-w',
+  '--workspace',
+]);
+
+/**
+ * The files `prompt` reads (`--previous-script FILE`, `--previous-error FILE`): their bytes are part of
+ * the key. Undefined when one is standard input (`-`) or has no value: not answered from the cache.
+ */
+export function promptInputs(argv: string[]): string[] | undefined {
+  const files: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] ?? '';
+    const eq = a.startsWith('--') ? a.indexOf('=') : -1;
+    const name = eq > 0 ? a.slice(0, eq) : a;
+    if (!PROMPT_VALUES.has(name)) continue;
+    const value = eq > 0 ? a.slice(eq + 1) : argv[++i];
+    if (name !== '--previous-script' && name !== '--previous-error') continue;
+    if (value === undefined || value === '-') return undefined;
+    files.push(value);
+  }
+  return files;
+}
+
+/**
+ * What the CLI's redactor of known secrets would know besides the files of the key (core/records/redact.ts,
+ * app/settings.ts): the values of the environment variables config.toml names (a provider's
+ * `api_key_env`, `env:NAME` credentials and headers: every word of the file that is a variable's name)
+ * and the OTLP header variables. An answer printed with a secret redacted, or not, is only given again
+ * while they are the same.
+ */
+function secretsEnv(workspace: string): string {
+  let words: Set<string>;
+  try {
+    const text = readRegularFile(join(workspace, '.toolsmith', 'config.toml'), 'utf8');
+    words = new Set(text.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []);
+  } catch {
+    words = new Set();
+  }
+  const named = Object.keys(process.env)
+    .filter(
+      (n) => words.has(n) || n === 'OTEL_EXPORTER_OTLP_HEADERS' || n === 'OTEL_EXPORTER_OTLP_TRACES_HEADERS',
+    )
+    .sort();
+  return JSON.stringify(named.map((n) => [n, process.env[n]]));
 }
 
 /**
@@ -159,6 +221,21 @@ export function verbKey(
       if (!name.endsWith('.kit')) continue;
       h.update(`\0${name}\0`);
       h.update(readRegularFile(join(kits, name)));
+    }
+    h.update(`\0${secretsEnv(workspace)}`);
+    // `prompt`: the previous attempt's files it names, and the prompt texts (resources/prompts, or
+    // $TOOLSMITH_RESOURCES's), which neither the package's version nor the code stamp covers.
+    if (verbOf(argv) === 'prompt') {
+      for (const f of promptInputs(argv) ?? []) {
+        h.update('\0input\0');
+        h.update(readRegularFile(f));
+      }
+      const prompts = join(resourcesDir(), 'prompts');
+      for (const name of readdirSync(prompts).sort()) {
+        if (!name.endsWith('.md')) continue;
+        h.update(`\0prompt\0${name}\0`);
+        h.update(readRegularFile(join(prompts, name)));
+      }
     }
     return h.digest('hex');
   } catch {

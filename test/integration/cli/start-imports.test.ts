@@ -168,10 +168,12 @@ describe.each(Object.entries(ENTRIES))('a one-shot verb loads only what it uses 
     expect(r.undici).toBe(false);
   });
 
-  it('kit list, tools, skill list and mcp-servers list from the verb cache: commander only', () => {
+  it('kit list, tools, prompt, skill list and mcp-servers list from the verb cache: commander only', () => {
     for (const args of [
       ['--workspace', ws, 'kit', 'list'],
       ['--workspace', ws, 'tools', '--sandbox', 'ecommerce'],
+      // (its full path opens the service: zod, pyright, the records' schemas, the store; ~5x the Node start)
+      ['--workspace', ws, 'prompt', '--task', 'email of user u1', '--sandbox', 'ecommerce'],
       // (their full path reads the workspace without the service, but still loads zod, the config's
       // schemas and pyright's and Babel's parsers: ~3.5x the Node start)
       ['--workspace', ws, 'skill', 'list', '--json'],
@@ -184,6 +186,22 @@ describe.each(Object.entries(ENTRIES))('a one-shot verb loads only what it uses 
       expectLight(kind, r);
       expect(r.undici).toBe(false);
     }
+  });
+
+  it("init --empty: commander only (not the workspace reader's template parsers, pyright's and Babel's)", () => {
+    const target = join(dir, `init-${kind}`);
+    const r = loads(entry, ['init', '--empty', target]);
+    expect(r.out).toMatch(/^created workspace .* \(empty skeleton\)$/m);
+    expect(existsSync(join(target, '.toolsmith', 'config.toml'))).toBe(true);
+    expectLight(kind, r);
+    expect(r.undici).toBe(false);
+    // An existing workspace there: the same usage error as before (WorkspaceError, now from atomic.ts).
+    const again = spawnSync(node, [join(dir, 'run.mjs'), 'init', '--empty', target], {
+      env: { ...env, ENTRY: entry },
+      encoding: 'utf8',
+    });
+    expect(again.status).toBe(2);
+    expect(again.stderr).toMatch(/^toolsmith: /);
   });
 
   it('a cached image build: commander only, and no undici (one request to the engine over node:http)', () => {
@@ -378,10 +396,11 @@ describe.each(Object.entries(ENTRIES))(
 );
 
 describe('bin/start.mjs: a verb cache hit', () => {
-  it('answers kit list, kit info, tools, sandboxes, validate FILE and every help before main loads: no main module, no package (not even commander)', () => {
+  it('answers kit list, kit info, tools, prompt, sandboxes, validate FILE and every help before main loads: no main module, no package (not even commander)', () => {
     const mainLoaded = (urls: string[]) => urls.some((u) => u.endsWith('/src-main/cli/main.ts'));
     for (const args of [
       ['--workspace', ws, 'kit', 'list', '--json'],
+      ['--workspace', ws, 'prompt', '--task', 'email of user u1', '--json'],
       ['--workspace', ws, 'kit', 'info', 'orders'],
       ['--workspace', ws, 'tools', '--sandbox', 'ecommerce', '--format', 'json'],
       ['--workspace', ws, 'validate', join(ws, 'good.py'), '--sandbox', 'ecommerce', '--json'],
@@ -494,6 +513,7 @@ describe('bin/start.mjs, installed (the bundle): the paths before main load no p
     const cases = [
       ['--workspace', ws, 'kit', 'list', '--json'],
       ['--workspace', ws, 'tools', '--sandbox', 'ecommerce', '--format', 'json'],
+      ['--workspace', ws, 'prompt', '--task', 'email of user u1'],
       ['--workspace', ws, 'sandboxes'],
       ['--help'],
       ['help', 'kit'],

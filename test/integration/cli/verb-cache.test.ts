@@ -9,6 +9,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import {
   appendFileSync,
   closeSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -21,8 +22,8 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
-import { cliArgv, runToolsmith, shellLine } from '../../support/toolsmith-process.ts';
+import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
+import { cliArgv, nodeBin, runToolsmith, shellLine } from '../../support/toolsmith-process.ts';
 import type { VerbAnswer } from '../../../src-main/cli/verb-cache.ts';
 import { contentHash } from '../../../src-main/core/tools/registry.ts';
 import { SkillFiles } from '../../../src-main/infra/workspace/skill-files.ts';
@@ -564,5 +565,190 @@ describe('the verb cache of skill list and mcp-servers list', () => {
     // Kept, MCP servers and all: the next runs are answered from the cache.
     plantAll();
     for (const args of lines) expect(await run2(args)).toEqual(PLANTED);
+  }, 120_000);
+});
+
+describe('the verb cache of prompt', () => {
+  const SECRET = 'shop-token-0123456789';
+  const made: string[] = [];
+  afterAll(() => {
+    for (const d of made) rmSync(d, { recursive: true, force: true });
+  });
+  /**
+   * A workspace, cache folder and prompt texts of its own ($TOOLSMITH_RESOURCES: a copy of
+   * resources/prompts) for each test: `run` through that cache, `main` through an empty one (main's own
+   * answer), `plantAll` makes every kept answer say PLANTED (a later run printing it was a hit).
+   */
+  function setup(prefix: string) {
+    const ws = tempWorkspace(`toolsmith-verb-cache-${prefix}-`);
+    const cache = mkdtempSync(join(tmpdir(), `toolsmith-verb-cache-${prefix}-home-`));
+    const resources = mkdtempSync(join(tmpdir(), `toolsmith-verb-cache-${prefix}-resources-`));
+    made.push(ws, cache, resources);
+    cpSync(join(repoRoot, 'resources', 'prompts'), join(resources, 'prompts'), { recursive: true });
+    const env = { XDG_CACHE_HOME: cache, TOOLSMITH_BACKEND: 'process', TOOLSMITH_RESOURCES: resources };
+    const run = (args: string[], more: Record<string, string> = {}) =>
+      runToolsmith(ws, args, { ...env, ...more });
+    const kept = (): VerbAnswer[] =>
+      existsSync(join(cache, 'toolsmith'))
+        ? readdirSync(join(cache, 'toolsmith'))
+            .filter((f) => f.startsWith('verbs-'))
+            .flatMap(
+              (f) =>
+                (JSON.parse(readFileSync(join(cache, 'toolsmith', f), 'utf8')) as { answers: VerbAnswer[] })
+                  .answers,
+            )
+        : [];
+    const plantAll = (): number => {
+      let n = 0;
+      for (const f of readdirSync(join(cache, 'toolsmith')).filter((x) => x.startsWith('verbs-'))) {
+        const file = join(cache, 'toolsmith', f);
+        const data = JSON.parse(readFileSync(file, 'utf8')) as { answers: VerbAnswer[] };
+        for (const a of data.answers) {
+          a.out = 'PLANTED\n';
+          a.err = '';
+          n++;
+        }
+        writeFileSync(file, JSON.stringify(data));
+      }
+      return n;
+    };
+    return {
+      ws,
+      resources,
+      env,
+      run,
+      main: (args: string[], more: Record<string, string> = {}) =>
+        run(args, { ...more, XDG_CACHE_HOME: fresh() }),
+      kept,
+      plantAll,
+    };
+  }
+  // (the runner's own value would make every answer of these tests redacted)
+  beforeAll(() => {
+    delete process.env['TOOLSMITH_SHOP_TOKEN'];
+  });
+
+  it("prompt: main's answer kept and given from the cache; whatever it depends on changed is read anew", async () => {
+    const { ws, resources, run, main, plantAll } = setup('prompt');
+    writeFileSync(join(ws, 'previous.py'), 'r = get_user(user_id="u1")\nemit_result(r.data.email)\n');
+    writeFileSync(join(ws, 'previous.err'), "AttributeError: 'dict' object has no attribute 'email'\n");
+    const lines = [
+      ['prompt', '--task', 'email of user u1', '--sandbox', 'ecommerce'],
+      ['prompt', '--task', `the token ${SECRET} of user u1`, '--json'],
+      ['prompt', '--task', 'orders of user u1', '--kit', 'orders', '--lang', 'ts'],
+      [
+        'prompt',
+        '--task',
+        'email of user u1',
+        '--attempt',
+        '2',
+        '--previous-script',
+        join(ws, 'previous.py'),
+        `--previous-error=${join(ws, 'previous.err')}`,
+      ],
+    ];
+    for (const args of lines) {
+      const first = await main(args);
+      expect(first.code, first.err).toBe(0);
+      expect(await run(args)).toEqual(first); // (the full path: kept)
+      expect(await run(args)).toEqual(first);
+    }
+    expect(plantAll()).toBe(lines.length);
+    for (const args of lines) expect(await run(args)).toEqual(PLANTED);
+
+    const skill = 'def first_email():\n    """The email of user u1."""\n    return 1\n';
+    const changes: [string, () => void][] = [
+      ['tools.py', () => appendFileSync(join(ws, 'sandboxes', 'ecommerce', 'tools.py'), '\n# edited\n')],
+      ['config.toml', () => appendFileSync(join(ws, '.toolsmith', 'config.toml'), '\n# edited\n')],
+      ['a kit file', () => appendFileSync(join(ws, 'kits', 'orders.kit'), '\n# edited\n')],
+      [
+        'a skill and its verdict',
+        () => {
+          mkdirSync(join(ws, 'skills', 'ecommerce'), { recursive: true });
+          writeFileSync(join(ws, 'skills', 'ecommerce', 'first_email.py'), skill);
+          new SkillFiles(ws).setVerdict('ecommerce', 'first_email', {
+            passed: true,
+            hash: contentHash(skill),
+            at: 2,
+            failures: [],
+          });
+        },
+      ],
+      ["the previous attempt's error", () => appendFileSync(join(ws, 'previous.err'), 'KeyError: email\n')],
+      [
+        'a prompt text',
+        () => appendFileSync(join(resources, 'prompts', 'system.md'), '\nAnswer in one script.\n'),
+      ],
+    ];
+    for (const [what, change] of changes) {
+      change();
+      let read = 0;
+      for (const args of lines) {
+        const after = await run(args);
+        if (after.out !== PLANTED.out) read++;
+        expect(after, `${what}: ${args.join(' ')}`).toEqual(
+          after.out === PLANTED.out ? PLANTED : await main(args),
+        );
+        expect(await run(args), what).toEqual(after);
+      }
+      // Each change is read anew by every command line (the previous error: only by the retry's, whose
+      // key holds the file).
+      const expected = what === "the previous attempt's error" ? 1 : lines.length;
+      expect(read, what).toBe(expected);
+      if (what === 'a skill and its verdict') expect((await run(lines[0]!)).out).toContain('first_email');
+      if (what === 'a prompt text') expect((await run(lines[0]!)).out).toContain('Answer in one script.');
+      expect(plantAll(), what).toBeGreaterThan(0);
+    }
+
+    // A secret the redactor knows from the environment (a variable config.toml names): the answer
+    // kept without it set is not given while it is set.
+    const secret = lines[1]!;
+    expect(await run(secret)).toEqual(PLANTED);
+    const redacted = await run(secret, { TOOLSMITH_SHOP_TOKEN: SECRET });
+    expect(redacted.out).not.toContain(SECRET);
+    expect(redacted.out).toContain('[redacted]');
+    expect(redacted).toEqual(await main(secret, { TOOLSMITH_SHOP_TOKEN: SECRET }));
+    expect(await run(secret, { TOOLSMITH_SHOP_TOKEN: SECRET })).toEqual(redacted);
+  }, 300_000);
+
+  it('tools: an answer kept without a secret in the environment is not given once it is set', async () => {
+    const { ws, run, main } = setup('secret');
+    appendFileSync(
+      join(ws, 'sandboxes', 'ecommerce', 'tools.py'),
+      `\n\n@tool\ndef shop_status() -> ToolResponse:\n    """The shop's status (token ${SECRET})."""\n    return ToolResponse(success=True, data=1)\n`,
+    );
+    const args = ['tools', '--sandbox', 'ecommerce'];
+    const plain = await run(args);
+    expect(plain.out).toContain(SECRET);
+    expect(await run(args)).toEqual(plain);
+    const set = await run(args, { TOOLSMITH_SHOP_TOKEN: SECRET });
+    expect(set.out).not.toContain(SECRET);
+    expect(set).toEqual(await main(args, { TOOLSMITH_SHOP_TOKEN: SECRET }));
+  }, 120_000);
+
+  it('prompt: from standard input, a usage error, or with MCP servers: never kept', async () => {
+    const { ws, env, run, kept } = setup('prompt-never');
+    const stdin = await runToolsmith(
+      ws,
+      ['prompt', '--task', 't', '--attempt', '2', '--previous-script', '-'],
+      env,
+      'x = 1\n',
+    );
+    expect(stdin.code, stdin.err).toBe(0);
+    expect(stdin.out).toContain('x = 1');
+    const unknown = await run(['prompt', '--task', 't', '--sandbox', 'nope']);
+    expect(unknown.code).toBe(2);
+    expect(await run(['prompt', '--task', 't', '--sandbox', 'nope'])).toEqual(unknown);
+    const missing = await run(['prompt', '--task', 't', '--attempt', '2', '--previous-script', 'nope.py']);
+    expect(missing.code).toBe(2);
+    expect(kept()).toEqual([]);
+
+    appendFileSync(
+      join(ws, '.toolsmith', 'config.toml'),
+      `\n[mcp_servers.files]\ncommand = ${JSON.stringify(nodeBin)}\nargs = [${JSON.stringify(join(repoRoot, 'test/fixtures/mcp/faulty-server.mjs'))}]\n\n[sandboxes.ecommerce.mcp.files]\n`,
+    );
+    const withMcp = await run(['prompt', '--task', 't', '--sandbox', 'ecommerce']);
+    expect(withMcp.code, withMcp.err).toBe(0);
+    expect(kept()).toEqual([]);
   }, 120_000);
 });
