@@ -5,13 +5,28 @@ import { join } from 'node:path';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
-/** A fresh copy of the sample workspace (without any runs.db) in a temp folder. */
+/**
+ * What a workspace's use leaves in it, none of which a copy takes: the run store (`runs.db` and its
+ * `-wal`/`-shm`), the log folder and Python's byte-code caches, as the product's own copy of the sample
+ * leaves them out (`copySample`, src-main/infra/workspace/init.ts). A person who ran the CLI against
+ * their clone's resources/workspace has them there; a test's copy used to take their
+ * `.toolsmith/logs/toolsmith.jsonl` (their runs' log lines) with it, where a test that fills a small
+ * disk (faults/disk-full.test.ts) then ran out of room for the lines of its own run.
+ */
+const WORKSPACE_USE = /(^|[\\/])(runs\.db[^\\/]*|logs|__pycache__)$/;
+
+/** Copies the workspace at `from` to `to`, without what its use left in it (`WORKSPACE_USE`). */
+export function copyWorkspace(from: string, to: string): void {
+  cpSync(from, to, { recursive: true, filter: (src) => !WORKSPACE_USE.test(src.slice(from.length)) });
+}
+
+/** The repository's sample workspace (`resources/workspace`), which the copies below start from. */
+export const sampleWorkspace = join(repoRoot, 'resources/workspace');
+
+/** A fresh copy of the sample workspace (without its runs or logs: `copyWorkspace`) in a temp folder. */
 export function tempWorkspace(prefix = 'toolsmith-ws-'): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  cpSync(join(repoRoot, 'resources/workspace'), dir, {
-    recursive: true,
-    filter: (src) => !/runs\.db/.test(src),
-  });
+  copyWorkspace(sampleWorkspace, dir);
   return dir;
 }
 

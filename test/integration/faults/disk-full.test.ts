@@ -7,7 +7,6 @@
 import { execFileSync } from 'node:child_process';
 import {
   closeSync,
-  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -26,7 +25,7 @@ import { atomicWrite } from '../../../src-main/infra/workspace/files.ts';
 import { SkillFiles, parseSkillText } from '../../../src-main/infra/workspace/skill-files.ts';
 import { startLlmServer } from '../../support/llm-server.ts';
 import type { LlmServer } from '../../support/llm-server.ts';
-import { replaceProviders, repoRoot } from '../../support/workspace.ts';
+import { copyWorkspace, replaceProviders, sampleWorkspace } from '../../support/workspace.ts';
 import { connectMcpHttp, startMcpHttpProcess } from '../mcp/support/mcp-http-process.ts';
 import { runToolsmith } from '../../support/toolsmith-process.ts';
 import type { McpHttpProcess } from '../mcp/support/mcp-http-process.ts';
@@ -66,7 +65,7 @@ const SCRIPT = '```python\nr = check_inventory(product_id="p3")\nemit_result(r.d
 beforeAll(async () => {
   if (process.getuid?.() !== 0) throw new Error('the disk-full tests mount a tmpfs: run them as root');
   execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', root]);
-  cpSync(join(repoRoot, 'resources/workspace'), ws, { recursive: true, filter: (s) => !/runs\.db/.test(s) });
+  copyWorkspace(sampleWorkspace, ws);
   llm = await startLlmServer();
   const configFile = join(ws, '.toolsmith', 'config.toml');
   const config = replaceProviders(

@@ -6,7 +6,7 @@
  * user to the docker group), never "no Docker engine answered". (No script runs: the process fallback
  * it chooses would run on this host.)
  */
-import { chmodSync, chownSync, cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand, toolsmithArgv } from '../../support/toolsmith-process.ts';
 import type { ToolsmithOutput } from '../../support/toolsmith-process.ts';
-import { repoRoot } from '../../support/workspace.ts';
+import { copyWorkspace, sampleWorkspace } from '../../support/workspace.ts';
 
 const NOBODY = 65534;
 let dir: string;
@@ -38,10 +38,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'toolsmith-eacces-'));
   chmodSync(dir, 0o755);
   for (const sub of ['ws', 'data', 'home']) mkdirSync(join(dir, sub));
-  cpSync(join(repoRoot, 'resources/workspace'), join(dir, 'ws'), {
-    recursive: true,
-    filter: (src) => !/runs\.db/.test(src),
-  });
+  copyWorkspace(sampleWorkspace, join(dir, 'ws'));
   for (const sub of ['ws', 'data', 'home']) giveAway(join(dir, sub));
   socket = join(dir, 'docker.sock');
   server = createServer((req, res) => {

@@ -1,6 +1,5 @@
-import { fileURLToPath } from 'node:url';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -8,8 +7,7 @@ import { STARTS_PROCESSES_MS } from '../../support/budgets.ts';
 import { sourceBin } from '../../support/cli-bin.ts';
 import { cli } from '../../support/cli.ts';
 import { cliArgv } from '../../support/toolsmith-process.ts';
-
-const root = fileURLToPath(new URL('../../../', import.meta.url));
+import { tempWorkspace } from '../../support/workspace.ts';
 
 function tmpFile(name: string, text: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'toolsmith-cli-'));
@@ -163,8 +161,7 @@ describe('toolsmith CLI', () => {
   });
 
   it('kit create writes a .kit file and refuses one above the maximum grade', async () => {
-    const ws = mkdtempSync(join(tmpdir(), 'toolsmith-ws-'));
-    cpSync(join(root, 'resources/workspace'), ws, { recursive: true });
+    const ws = tempWorkspace();
     writeFileSync(
       join(ws, 'sandboxes/ecommerce/tools.py'),
       readFileSync(join(ws, 'sandboxes/ecommerce/tools.py'), 'utf8') +
