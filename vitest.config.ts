@@ -5,6 +5,7 @@ import react from '@vitejs/plugin-react';
 import { playwright } from '@vitest/browser-playwright';
 import { defineConfig } from 'vitest/config';
 import { BROWSER_CONNECT_MS, POLL_MS, TEST_MS } from './test/support/budgets.ts';
+import { chromiumArgs, chromiumPath } from './test/support/chromium.ts';
 import { onNode24 } from './test/support/node-24.ts';
 
 /** Started on a Node older than 24 (another `node` first on PATH): the same run on the clone's Node 24. */
@@ -60,9 +61,6 @@ const lastGroup = { groupOrder: 1 };
  * page they break each other's DOM.
  */
 const sharedWorker = { isolate: false };
-
-/** Debian's Chromium (Playwright cannot download a browser on these machines). */
-const chromium = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 
 /**
  * The home the components project's Chromium runs in: it writes its crash reports' database under
@@ -147,8 +145,8 @@ export default defineConfig({
             enabled: true,
             provider: playwright({
               launchOptions: {
-                executablePath: chromium,
-                args: ['--no-sandbox', '--disable-gpu'],
+                executablePath: chromiumPath,
+                args: chromiumArgs,
                 env: chromiumEnv,
               },
             }),
