@@ -3,7 +3,7 @@
  * folder, server-everything) started over stdio, real sandbox containers, and a faulty server of our own
  * for crashes and silence.
  */
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandboxManager } from '../../../src-main/app/sandbox-factory.ts';
@@ -20,6 +20,20 @@ const py = (sandbox: string, body: string): Promise<ExecutionResult> =>
   svc.execution.executeScript({ sandbox, language: 'python', body });
 
 const cli = (args: string[]) => runToolsmith(w.ws, args);
+
+/**
+ * The memory server's graph holding Alice and Bob (from the notes), written to its file: the server reads
+ * the file at each call, so a test that reads them has them whatever ran before it. (They came from the
+ * Python chain test, and the TS, kit and CLI tests failed when they ran first: `--sequence.shuffle`.)
+ */
+function graphOfAliceAndBob(): void {
+  const person = (name: string, observations: string[]) =>
+    JSON.stringify({ type: 'entity', name, entityType: 'person', observations });
+  writeFileSync(
+    w.memoryFile,
+    `${person('Alice', ['Alice works on the compiler.', 'She likes tea.'])}\n${person('Bob', ['Bob runs the build farm.'])}\n`,
+  );
+}
 
 beforeAll(async () => {
   w = mcpWorkspace();
@@ -105,6 +119,8 @@ describe('MCP tools in a sandbox', () => {
   });
 
   it('a Python script chains filesystem and memory tools inside the sandbox; results and traces are right', async () => {
+    // (an empty graph: the script creates both people, and create_entities answers only new ones)
+    rmSync(w.memoryFile, { force: true });
     const r = await py(
       'kg',
       `
@@ -158,6 +174,7 @@ emit_result({
   });
 
   it('a TS script chains memory, filesystem and everything tools (structuredContent becomes data)', async () => {
+    graphOfAliceAndBob();
     const r = await svc.execution.executeScript({
       sandbox: 'kg',
       language: 'ts',
@@ -294,6 +311,7 @@ emit_result({"first": first.data, "crashed": crashed, "again": again.data})
   });
 
   it('kits and the workspace maximum grade apply to MCP tools', async () => {
+    graphOfAliceAndBob();
     await svc.prepareMcp('kgall');
     await svc.prepareMcp('kg');
     const kits = svc.catalog.kits();
@@ -314,6 +332,7 @@ emit_result({"first": first.data, "crashed": crashed, "again": again.data})
   });
 
   it('CLI: mcp-servers list|test, tool call and exec on an MCP sandbox', async () => {
+    graphOfAliceAndBob();
     const list = await cli(['mcp-servers', 'list']);
     expect(list.code).toBe(0);
     expect(list.out).toMatch(/^memory\tstdio\t.*server-memory.*\tsandboxes: kg$/m);
