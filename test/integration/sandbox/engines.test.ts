@@ -45,6 +45,18 @@ afterAll(async () => {
   await second?.stop();
 }, 60_000);
 
+/**
+ * An installation in the second engine's folder whose keeper is stopped after the test: a factory given
+ * an installation does not unregister it, and a registered one writes its id and entry back into a
+ * folder removed under it (`Installation.keep`), so every run left /tmp/tsd-* behind with install-a, -c
+ * and -d in it, after the engine's stop() had removed the folder.
+ */
+const installationIn = (dir: string, name: string): Installation => {
+  const installation = new Installation(join(dir, name));
+  cleanup.push(async () => installation.unregister());
+  return installation;
+};
+
 const backend = (factory: WorkerFactory, size: number, factoryFor?: (s: string) => WorkerFactory) => {
   const b = new SandboxBackend({
     factory,
@@ -80,7 +92,7 @@ const pooled = (d: Docker, installation: Installation) =>
 
 describe('a remote Docker engine over tcp with TLS', () => {
   it('runs jobs in containers of the remote engine', async () => {
-    const installation = new Installation(join(second.dir, 'install-a'));
+    const installation = installationIn(second.dir, 'install-a');
     const f = new DockerWorkerFactory(remote, async () => imageTag('python', paths), limits, {
       installation,
       engine: 'remote',
@@ -100,7 +112,7 @@ describe('a remote Docker engine over tcp with TLS', () => {
   }, 120_000);
 
   it('a broken remote engine is an error naming it', async () => {
-    const installation = new Installation(join(second.dir, 'install-b'));
+    const installation = installationIn(second.dir, 'install-b');
     const closed = dockerFor('gone', { host: 'tcp://127.0.0.1:1', ...second.tls });
     const f = new DockerWorkerFactory(closed, async () => 'unused', limits, { installation, engine: 'gone' });
     await expect(f.start()).rejects.toThrow(/engine 'gone' does not answer.*ECONNREFUSED/);
@@ -125,7 +137,7 @@ describe('a remote Docker engine over tcp with TLS', () => {
 
 describe('several engines in one pool', () => {
   it('places workers by load: the engine with the lowest share of its capacity gets the next one', async () => {
-    const installation = new Installation(join(second.dir, 'install-c'));
+    const installation = installationIn(second.dir, 'install-c');
     const make = (d: Docker, engine: string) =>
       new DockerWorkerFactory(d, (rt) => buildImage(d, rt, paths), limits, { installation, engine });
     const multi = new MultiEngineFactory([
@@ -169,7 +181,7 @@ describe('several engines in one pool', () => {
     });
     expect(() => parseConfig({ sandboxes: { s: { engines: ['nowhere'] } } })).toThrow(/no engine 'nowhere'/);
     expect(() => parseConfig({ sandboxes: { s: { isolation: 'vm' } } })).toThrow(/isolation/);
-    const installation = new Installation(join(second.dir, 'install-d'));
+    const installation = installationIn(second.dir, 'install-d');
     const own = new SandboxFactories({
       config,
       installation,

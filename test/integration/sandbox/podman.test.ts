@@ -52,6 +52,9 @@ beforeAll(async () => {
   execSync(`docker save ${tag} | podman load`, { stdio: 'ignore' });
 }, 300_000);
 
+// (The installations' keepers are stopped before the folder goes: a factory given an installation does
+// not unregister it, and a registered one wrote its id and entry back into the removed folder, which every
+// run left behind as /tmp/tsp-*.)
 afterAll(async () => {
   for (const c of cleanup.reverse()) await c().catch(() => {});
   service?.kill('SIGTERM');
@@ -81,6 +84,7 @@ const run = (b: SandboxBackend, code: string, sandbox = 's') =>
 describe('Podman as an engine', () => {
   it('runs jobs with sandbox and host tools; a killed worker is replaced; containers carry the installation', async () => {
     const installation = new Installation(join(dir, 'install-a'));
+    cleanup.push(async () => installation.unregister());
     const f = new DockerWorkerFactory(podman, async () => tag, limits, {
       installation,
       engine: 'podman',
@@ -125,9 +129,11 @@ describe('Podman as an engine', () => {
       engines: { pod: { host: `unix://${socket}`, kind: 'podman' } },
       sandboxes: { s: { engines: ['pod'] } },
     });
+    const installation = new Installation(join(dir, 'install-b'));
+    cleanup.push(async () => installation.unregister());
     const own = new SandboxFactories({
       config,
-      installation: new Installation(join(dir, 'install-b')),
+      installation,
       limits,
       process: {
         imagesDir: paths.imagesDir,
