@@ -8,12 +8,19 @@ import type { Stats } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import type { Logger } from '../core/ports/executor.ts';
+import { errnoWords } from '../core/errors.ts';
 import { knownSecrets } from '../core/records/redact.ts';
 import { dropGroupAndOtherBits } from '../infra/workspace/atomic.ts';
 import { logNotAFile, logUnwritable, notAFileAt, stderrWarn, workspaceLogFile } from './log-file.ts';
 
 /** How often, at most, a line's write looks whether the log file is still the one at the path. */
 const LOG_LOOK_MS = 1000;
+
+/**
+ * What a log holds in memory while its file cannot be written (a full disk): written in order once it
+ * can be; lines past it are dropped.
+ */
+export const LOG_HELD_BYTES = 1 << 20;
 
 export { workspaceLogFile };
 
@@ -35,6 +42,40 @@ export function createLogger(
   // and the process with it (every verb, `serve` and `mcp` hung at their start). Said once; the path is
   // looked at again as lines come, and a file put there later takes them.
   let notAFile = false;
+  // A line that cannot be written (a full disk, a quota) fails nothing: sonic-boom keeps it and the lines
+  // after it (up to LOG_HELD_BYTES; past that they are dropped) and writes them in order at the next line
+  // once the file takes them. Said once each time writing stops, and once when lines are dropped. Before,
+  // its `error` event had no listener: the ENOSPC was thrown out of the log call, and a verb ended with
+  // "disk full: write failed: ENOSPC", naming no file.
+  let failing = false;
+  let dropping = false;
+  const open = () => {
+    const d = pino.destination({
+      dest: file,
+      sync: true,
+      mkdir: true,
+      mode: 0o600,
+      maxLength: LOG_HELD_BYTES,
+    });
+    d.on('error', (e: NodeJS.ErrnoException) => {
+      if (failing) return;
+      failing = true;
+      warn(
+        `the log ${file} could not be written (${errnoWords(e.code ?? String(e))}); its lines are held in memory (up to ${LOG_HELD_BYTES >> 20} MB) and written once it can be`,
+      );
+    });
+    d.on('drop', () => {
+      if (dropping) return;
+      dropping = true;
+      warn(
+        `the log ${file} still cannot be written: lines past ${LOG_HELD_BYTES >> 20} MB held in memory were dropped`,
+      );
+    });
+    d.on('write', () => {
+      failing = dropping = false;
+    });
+    return d;
+  };
   try {
     const what = notAFileAt(file);
     if (what) {
@@ -46,7 +87,7 @@ export function createLogger(
       // Synchronous writes: a line is on disk when the call returns, even if the process dies next.
       // Readable by its owner only, like the run store it tells about (an existing file loses group and
       // other bits).
-      dest = sonic = pino.destination({ dest: file, sync: true, mkdir: true, mode: 0o600 });
+      dest = sonic = open();
       dropGroupAndOtherBits(file);
     }
   } catch (e) {
@@ -84,7 +125,7 @@ export function createLogger(
     // here and emits nothing: the lines go on where they went, and the path is looked at again later.
     let next: ReturnType<typeof pino.destination>;
     try {
-      next = pino.destination({ dest: file, sync: true, mkdir: true, mode: 0o600 });
+      next = open();
     } catch {
       return;
     }
