@@ -43,8 +43,14 @@ const argv = process.argv.slice(2);
 const cache = entry.endsWith('.js')
   ? join(root, 'out/cli/verb-cache.js')
   : join(root, 'src-main/cli/verb-cache.ts');
-const { answerFromCache, imageBuildBeforeMain, reachLoopbackDirectly, startEarlyMcp, validateBeforeMain } =
-  await import(pathToFileURL(cache).href);
+const {
+  answerFromCache,
+  imageBuildBeforeMain,
+  reachLoopbackDirectly,
+  startEarlyMcp,
+  storeVerbBeforeMain,
+  validateBeforeMain,
+} = await import(pathToFileURL(cache).href);
 // Behind a proxy (HTTP_PROXY/HTTPS_PROXY under NODE_USE_ENV_PROXY=1), loopback servers (a local model,
 // an MCP server, an OTLP collector) are reached directly: before anything of the command runs
 // (src-main/infra/net/proxy-env.ts, the rule of every entry; the desktop app calls it too).
@@ -54,8 +60,13 @@ await startEarlyMcp(argv);
 // A plain `validate FILE` whose tools the sandboxes snapshot holds: checked before main loads too
 // (src-main/cli/validate-early.ts).
 // A plain `image build` whose image is already built: its tag, before main loads.
+// `runs list` and `template list` of a workspace whose config's digest is kept: the run store read
+// before main loads (src-main/cli/store-verbs.ts).
 const answered =
-  answerFromCache(argv) ?? (await validateBeforeMain(argv)) ?? (await imageBuildBeforeMain(argv));
+  answerFromCache(argv) ??
+  (await validateBeforeMain(argv)) ??
+  (await imageBuildBeforeMain(argv)) ??
+  (await storeVerbBeforeMain(argv));
 if (answered !== undefined) process.exitCode = answered;
 else {
   const { main } = await import(pathToFileURL(entry).href);

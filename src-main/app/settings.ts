@@ -9,7 +9,8 @@
  * naming both URLs. Every key known to the process is also added to `knownSecrets`, so that nothing
  * stored, exported, logged or shown carries it.
  */
-import { learnOtelEnvSecrets, telemetryView } from './telemetry.ts';
+import { telemetryView } from './telemetry.ts';
+import { configSecretNames, learnOtelEnvSecrets, learnSecretsNamed } from './env-secrets.ts';
 import type { TelemetryFailure } from './telemetry.ts';
 import type { LlmProvider } from '../core/ports/llm.ts';
 import { knownSecrets } from '../core/records/redact.ts';
@@ -74,19 +75,7 @@ export class ProviderKeys {
  * telemetry headers).
  */
 export function learnConfigSecrets(config: Config): void {
-  const fromEnv = (ref: string | undefined) => {
-    const name = ref?.startsWith('env:') ? ref.slice(4) : ref;
-    if (name) knownSecrets.add(process.env[name]);
-  };
-  for (const p of config.providers) fromEnv(p.api_key_env);
-  for (const s of Object.values(config.sandboxes))
-    for (const ref of Object.values(s.credentials)) fromEnv(ref);
-  for (const m of Object.values(config.mcp_servers)) {
-    for (const ref of Object.values(m.headers)) fromEnv(ref);
-    for (const v of Object.values(m.env)) if (v.startsWith('env:')) fromEnv(v);
-  }
-  for (const ref of Object.values(config.telemetry.headers)) fromEnv(ref);
-  learnOtelEnvSecrets();
+  learnSecretsNamed(configSecretNames(config));
 }
 
 /**

@@ -7,7 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { isHttpUrl } from './config.ts';
 import type { Config } from './config.ts';
-import { knownSecrets, urlWithoutCredentials } from '../core/records/redact.ts';
+import { urlWithoutCredentials } from '../core/records/redact.ts';
+import { learnHeaderSecrets } from './env-secrets.ts';
 import { withoutUserinfo } from '../core/text/http-url.ts';
 import type { RunEvent } from '../core/records/events.ts';
 import type { TelemetryView } from '../contract/api.ts';
@@ -18,6 +19,8 @@ import { endpointOf, providerUrl } from './providers.ts';
 const OTLP_PROTOCOLS: readonly OtlpProtocol[] = ['http/protobuf', 'http/json'];
 
 /** The OTLP/HTTP traces endpoint of a collector on this machine (the specification's default). */
+export { learnHeaderSecrets, learnOtelEnvSecrets } from './env-secrets.ts';
+
 export const DEFAULT_OTLP_BASE = 'http://localhost:4318';
 export const DEFAULT_SERVICE_NAME = 'toolsmith';
 
@@ -131,37 +134,6 @@ export function parseResourceAttributes(text: string | undefined): {
     attributes[key] = value;
   }
   return { attributes };
-}
-
-/**
- * Learns header values as secrets: each whole, and the credential after its scheme (`Bearer <token>`),
- * which is what an error message or a script would echo.
- */
-export function learnHeaderSecrets(values: Iterable<string>): void {
-  for (const v of values) {
-    knownSecrets.add(v);
-    const token = /^\S+\s+(\S+)$/.exec(v.trim())?.[1];
-    if (token) knownSecrets.add(token);
-  }
-}
-
-/** Learns the OTLP header values of the environment (at start: the store redacts them too). */
-export function learnOtelEnvSecrets(env: Env = process.env): void {
-  // Every entry's value, also of one that is not sent (`Authorization: Bearer x`, written as HTTP has it).
-  const values = [env.OTEL_EXPORTER_OTLP_HEADERS, env.OTEL_EXPORTER_OTLP_TRACES_HEADERS].flatMap((text) =>
-    (text ?? '').split(',').flatMap((part) => {
-      const i = part.search(/[=:]/);
-      const v = i > 0 ? part.slice(i + 1).trim() : '';
-      let decoded = v;
-      try {
-        decoded = decodeURIComponent(v);
-      } catch {
-        // kept as written
-      }
-      return v ? [v, decoded] : [];
-    }),
-  );
-  learnHeaderSecrets(values);
 }
 
 /**

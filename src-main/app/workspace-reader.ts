@@ -6,7 +6,7 @@
  * script validators, the run orchestrator, pino, the suites): docs/scaling.md has what that saves.
  */
 import { McpManager } from '../infra/mcp/manager.ts';
-import type { RunStore } from '../infra/store/run-store.ts';
+import type { RunStoreCore } from '../infra/store/run-store-core.ts';
 import type { WorkspaceFiles } from '../infra/workspace/files.ts';
 import type { TemplateView } from '../core/templates/template.ts';
 import type { SkillView } from '../core/skills/views.ts';
@@ -20,7 +20,7 @@ import type { ConfigWordsOptions } from './workspace-open.ts';
 export class WorkspaceReader {
   readonly files: WorkspaceFiles;
   readonly config: Config;
-  private store: RunStore | undefined;
+  private store: RunStoreCore | undefined;
   private mcpManager: McpManager | undefined;
 
   private constructor(files: WorkspaceFiles, config: Config) {
@@ -38,12 +38,13 @@ export class WorkspaceReader {
 
   /**
    * The workspace's run store (opened on first use, as the service's `runs()` opens it). Each listing
-   * loads only its own modules: the store's for runs and templates, the catalog's for skills.
+   * loads only its own modules: the store's for runs and templates (without `import`, whose check loads
+   * zod and the records' schemas: infra/store/run-store.ts), the catalog's for skills.
    */
-  async runStore(): Promise<RunStore> {
-    const { RunStore } = await import('../infra/store/run-store.ts');
+  async runStore(): Promise<RunStoreCore> {
+    const { RunStoreCore } = await import('../infra/store/run-store-core.ts');
     if (!this.store) {
-      this.store = new RunStore(`${this.files.dataDir}/runs.db`);
+      this.store = new RunStoreCore(`${this.files.dataDir}/runs.db`);
       // Its log, as the service's logger opens it (app/log.ts): made, closed to other users; no pino,
       // since a listing writes no log line.
       prepareLogFile(this.files.dataDir, stderrWarn);

@@ -31,6 +31,9 @@ function readsNoConfig(cmd: Command): boolean {
   return path !== 'runs export' || cmd.getOptionValue('otlp') === undefined;
 }
 
+/** A config's warning as a verb says it on stderr (a key or a name of the file's own shown, never acted on). */
+export const configWarningLine = (line: string): string => `toolsmith: warning: ${visible(line)}\n`;
+
 /** The service's options that say these things on `err`, for the command `cmd`. */
 export function configWords(
   cmd: Command,
@@ -41,7 +44,7 @@ export function configWords(
     onWorkspaceLinkMoved: (line) => err(`toolsmith ${cmd.name()}: ${line}\n`),
     // A config that may be cut short, an [approval] name that matches nothing: said, the verb goes on.
     // (a key or a name of the file's own shown, never acted on: a control character in it, an ESC)
-    onConfigWarning: (line) => err(`toolsmith: warning: ${visible(line)}\n`),
+    onConfigWarning: (line) => err(configWarningLine(line)),
     // An invalid config.toml, for a verb that does not need it: said, and the verb answers. (Its words
     // quote the file's own keys: an ESC there reached the terminal, as a warning's did before.)
     ...(readsNoConfig(cmd)

@@ -8,6 +8,8 @@ import { resolveWorkspaceDir, workspaceProblem } from '../infra/workspace/init.t
 import { commandHint } from './invocation.ts';
 import { stopReason, stopSignal } from './signals.ts';
 import { integerRangeMessage } from '../core/records/vocabulary.ts';
+import { configSecretNames } from '../app/env-secrets.ts';
+import { sweepLeftovers } from './sweep.ts';
 
 /** Thrown for bad command-line usage: printed as one line, exit code 2. */
 export class UsageError extends Error {
@@ -49,6 +51,9 @@ const LONG_LIVED = new Set(['mcp', 'serve', 'status', 'eval']);
  */
 const NO_SANDBOX = new Set(['tools', 'kit', 'prompt']);
 
+/** The verbs answered before main loads when the config's digest is kept (store-verbs.ts). */
+const STORE_VERBS = new Set(['runs list', 'template list']);
+
 /** The top-level verb a (sub)command belongs to (`kit` for `kit list`). */
 function verbOfCommand(cmd: Command): string {
   let c = cmd;
@@ -85,16 +90,8 @@ export function createContext(out: (t: string) => void, err: (t: string) => void
       cmd.name() !== 'prune' &&
       !NO_SANDBOX.has(verbOfCommand(cmd))
     )
-      // Docker's client loads only when the engine lists a leftover (app/prune-light.ts).
-      pruning = import('../app/prune-light.ts')
-        .then((m) => m.pruneLeftoverContainersLight())
-        .then((gone) => {
-          if (gone.length)
-            err(
-              `toolsmith: removed ${gone.length} container(s) left by stopped Toolsmith processes of this installation\n`,
-            );
-        })
-        .catch(() => {}); // no engine: nothing to clean
+      // Docker's client loads only when the engine lists a leftover (cli/sweep.ts).
+      pruning = sweepLeftovers(err);
   };
   return {
     out,
@@ -119,16 +116,41 @@ export function createContext(out: (t: string) => void, err: (t: string) => void
     async reader(cmd: Command) {
       if (reader) return reader;
       const dir = workspaceOf(cmd, true);
-      const [{ WorkspaceReader }, { configWords }] = await Promise.all([
+      const [{ WorkspaceReader }, { configWords }, digests] = await Promise.all([
         import('../app/workspace-reader.ts'),
         import('./config-words.ts'),
+        import('./config-digest.ts'),
       ]);
       sweep(cmd);
       const { onConfigWarning, onInvalidConfig } = configWords(cmd, err);
+      // `runs list` and `template list`: what opening the config said and learned, kept for the next
+      // start to answer before main loads (config-digest.ts, store-verbs.ts); the key is taken before
+      // the files are read, so a change made meanwhile misses. Not for an invalid config.
+      const key = STORE_VERBS.has(`${cmd.parent?.name()} ${cmd.name()}`)
+        ? digests.configDigestKey(dir)
+        : undefined;
+      const warnings: string[] = [];
+      let invalid = false;
       reader = WorkspaceReader.open(dir, {
-        ...(onConfigWarning ? { onConfigWarning } : {}),
-        ...(onInvalidConfig ? { onInvalidConfig } : {}),
+        ...(onConfigWarning
+          ? {
+              onConfigWarning: (line: string) => {
+                warnings.push(line);
+                onConfigWarning(line);
+              },
+            }
+          : {}),
+        ...(onInvalidConfig
+          ? {
+              onInvalidConfig: (message: string) => {
+                invalid = true;
+                onInvalidConfig(message);
+              },
+            }
+          : {}),
       });
+      if (key && !invalid)
+        digests.keepConfigDigest(dir, key, { warnings, secrets: configSecretNames(reader.config) });
       return reader;
     },
     service(cmd: Command) {

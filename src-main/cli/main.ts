@@ -13,18 +13,9 @@ import { MCP_DESCRIPTION } from '../mcp/mcp-tool-names.ts';
 import { cachedVerb, releaseEarlyMcp, startEarlyMcp, verbOf, writeVerbAnswer } from './verb-cache.ts';
 import { OutputError, systemErrorLine } from '../core/errors.ts';
 import { visible } from '../core/text/visible.ts';
+import { STORE_ERRORS } from './store-errors.ts';
 
-/** The run store's own errors (infra/store/connection.ts), by name: main loads no store module. */
-export const STORE_ERRORS = new Set([
-  'RunStoreError',
-  'DiskFullError',
-  'StoreDamagedError',
-  'StoreUnwritableError',
-  'StoreOverwrittenError',
-  // (and the workspace's files: infra/workspace/atomic.ts)
-  'WorkspaceError',
-  'WorkspaceFileError',
-]);
+export { STORE_ERRORS };
 
 const version = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }

@@ -475,3 +475,18 @@ export async function imageBuildBeforeMain(argv: string[]): Promise<number | und
     return undefined;
   }
 }
+
+/**
+ * bin/start.mjs's fourth step: `runs list ...` and `template list [--json]`, which read the run store
+ * (never in this cache's key), answered before main loads when the config's digest is kept
+ * (store-verbs.ts, a chunk of its own); undefined (anything else, nothing printed) for main() to run.
+ */
+export async function storeVerbBeforeMain(argv: string[]): Promise<number | undefined> {
+  const verb = verbOf(argv);
+  if (verb !== 'runs' && verb !== 'template') return undefined;
+  try {
+    return await (await import('./store-verbs.ts')).answerStoreVerb(argv);
+  } catch {
+    return undefined;
+  }
+}

@@ -15,7 +15,7 @@ import type {
   RunStartedData,
 } from '../../core/records/events.ts';
 import { knownSecrets } from '../../core/records/redact.ts';
-import { checkRunExport } from '../../core/records/schemas.ts';
+import type { checkRunExport } from '../../core/records/schemas.ts';
 import { foldSummary, startSummary } from '../../core/records/summary.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { DiskFullError, isDiskFull, RunStoreError, StoreOverwrittenError, storeWrite } from './connection.ts';
@@ -805,10 +805,10 @@ export class RunEvents {
    * Imports an exported run: every event is checked first (core/records/schemas.ts), then all are written
    * in one transaction, replayed through `append` (the summary and the search index are rebuilt, not
    * trusted), under its own id unless that id exists here (then a new one). A bad file changes nothing
-   * and the error names the run, the event's index and the field at fault.
+   * and the error names the run, the event's index and the field at fault. `checked`: the document as
+   * `checkRunExport` checked it (RunStore's `import`, run-store.ts: this module loads no schema).
    */
-  import(doc: unknown): string {
-    const checked = checkRunExport(doc);
+  import(checked: ReturnType<typeof checkRunExport>): string {
     if ('error' in checked) throw new RunStoreError(checked.error);
     const [first, ...rest] = checked.events.map(upgradeEvent);
     if (!first || first.type !== 'run_started')

@@ -541,6 +541,69 @@ describe('bin/start.mjs, installed (the bundle): the paths before main load no p
   });
 });
 
+/**
+ * What `runs list` and `template list` must not load once the config's digest is kept (cli/store-verbs.ts):
+ * main (commander, every verb's table), zod with the config's and the records' schemas, the LLM clients,
+ * and (no template to check: the sample workspace has no templates folder) pyright's and Babel's parsers.
+ * Each cost ~7-35 ms of CPU of a ~300 ms start (docs/scaling.md, issue 29).
+ */
+const STORE_VERBS_HEAVY = [
+  'src-main/cli/main.ts',
+  'node_modules/commander/',
+  'node_modules/zod/',
+  'src-main/app/config.ts',
+  'src-main/core/records/schemas.ts',
+  'src-main/infra/llm/',
+  'node_modules/@zzzen/pyright-internal/',
+  'node_modules/@babel/',
+];
+
+describe.each([
+  ['sources', () => join(root, 'bin/start.mjs'), ENTRIES.sources],
+  ['bundle', installedStart, ENTRIES.bundle],
+] as const)('bin/start.mjs: runs list and template list before main (%s)', (kind, startOf, mainEntry) => {
+  it('answer as main does (after main kept the config digest), loading neither main, zod, the config and records schemas, the LLM clients nor the parsers', () => {
+    const w = tempWorkspace(`toolsmith-start-imports-store-${kind}-`);
+    try {
+      // A recorded run, imported through main (the service's path), and a config that warns.
+      const imported = loads(ENTRIES.sources, [
+        '--workspace',
+        w,
+        'runs',
+        'import',
+        join(root, 'test/fixtures/runs/run-v1.json'),
+      ]);
+      expect(imported.out).toMatch(/^imported run /m);
+      appendFileSync(join(w, '.toolsmith/config.toml'), '\n[approval]\nkits = ["ordrs"]\n');
+      const start = startOf();
+      const cache = { XDG_CACHE_HOME: join(dir, `cache-store-verbs-${kind}`) };
+      for (const args of [
+        ['--workspace', w, 'runs', 'list'],
+        ['--workspace', w, 'runs', 'list', '--json', '--kind', 'all', '--limit', '5', '--count'],
+        ['--workspace', w, 'template', 'list'],
+        ['--workspace', w, 'template', 'list', '--json'],
+      ]) {
+        // main's own answer (the config parsed, its digest kept), then bin/start.mjs's
+        const full = loads(mainEntry, args, undefined, cache);
+        expect([...modulesLoaded(full)]).toContain('src-main/cli/main.ts');
+        const r = loads('', args, start, cache);
+        expect(r.out, args.join(' ')).toBe(full.out);
+        expect(r.err, args.join(' ')).toBe(full.err);
+        expect(r.err).toMatch(/^toolsmith: warning: .*approval\.kits names no kit "ordrs"/m);
+        if (args[3] === 'list' && args[2] === 'runs') expect(r.out).toContain('6f1c2a9e');
+        const mods = [...modulesLoaded(r)];
+        expect(
+          STORE_VERBS_HEAVY.filter((h) => mods.some((m) => m.startsWith(h))),
+          args.join(' '),
+        ).toEqual([]);
+        expect(mods).toContain('src-main/cli/store-verbs.ts');
+      }
+    } finally {
+      removeWorkspace(w);
+    }
+  }, 120_000);
+});
+
 describe("the bundle's pyright (its English strings only)", () => {
   it('gives the syntax errors the sources give, in English under a German locale', () => {
     // (a script shows its first syntax error only: one script per message)

@@ -1,0 +1,302 @@
+/**
+ * `toolsmith runs list ...` and `toolsmith template list [--json]` answered before main loads (bin/start.mjs,
+ * through verb-cache.ts `storeVerbBeforeMain`): they read the run store, which changes without any file of
+ * the verb cache's key changing, so they cannot be answered from it; this path opens the store and
+ * prints as main's verbs do (commands/run.ts, commands/template.ts, app/workspace-reader.ts), loading
+ * none of commander, main's verbs table, zod (the config's schemas and the records'), the LLM clients
+ * or the parsers (`template list` of a workspace with a templates folder loads the template files'
+ * modules, with pyright's and Babel's parsers, to check each template as main's does).
+ * The config is not parsed: what opening it says (its warnings) and learns (the variables it names for
+ * secrets) comes from its digest (config-digest.ts), which main's path keeps for an unchanged workspace.
+ * Anything this path does not answer as main would is left to main, before anything is printed: a
+ * command line it does not read whole (another option, a value commander would refuse or that is empty,
+ * `--suite-run`, a help, the workspace option after the verb), a workspace that main would refuse, no
+ * digest (a config changed, invalid or missing), `--sandbox` that lists no run (main tells whether the
+ * sandbox exists), an error that is not the run store's. The run store's own errors (damaged, locked,
+ * being recovered, overwritten) are said as main says them: one line, exit 3, and with `--json` the
+ * error object on stdout; the store is opened once (opening it may move a damaged file aside).
+ * docs/scaling.md, "Issue 29: runs list and template list before main".
+ */
+import { join } from 'node:path';
+import { RUN_KINDS } from '../core/records/vocabulary.ts';
+import type { RunKind, RunMode, RunStatus, Tier } from '../core/records/vocabulary.ts';
+import { RUN_SORT_KEYS } from '../core/records/sort.ts';
+import type { RunSortKey } from '../core/records/sort.ts';
+import { knownSecrets } from '../core/records/redact.ts';
+import { visible } from '../core/text/visible.ts';
+import { learnSecretsNamed } from '../app/env-secrets.ts';
+import { holdWorkspaceRoot } from '../infra/workspace/atomic.ts';
+import { resolveWorkspaceDir, workspaceProblem } from '../infra/workspace/init.ts';
+import { configDigestKey, readConfigDigest } from './config-digest.ts';
+import { configWarningLine } from './config-words.ts';
+import { printEarly, writeAll } from './early-write.ts';
+import { STORE_ERRORS } from './store-errors.ts';
+import { sweepLeftovers } from './sweep.ts';
+import type { RunStoreCore } from '../infra/store/run-store-core.ts';
+import type { TemplateView } from '../core/templates/template.ts';
+
+const { existsSync } = process.getBuiltinModule('node:fs');
+
+/** `runs list`'s filters and options, as commands/run.ts takes them. */
+interface RunsListOptions {
+  status?: RunStatus;
+  sandbox?: string;
+  kind?: RunKind | 'all';
+  mode?: RunMode;
+  model?: string;
+  tier?: Tier;
+  since?: number;
+  until?: number;
+  search?: string;
+  limit: number;
+  sort?: RunSortKey;
+  dir?: 'asc' | 'desc';
+  count?: boolean;
+  json?: boolean;
+}
+
+interface Asked {
+  workspace: string | undefined;
+  verb: 'runs list' | 'template list';
+  runs: RunsListOptions;
+}
+
+/** The options of `runs list` that take a value: the values each may have (undefined: any). */
+const RUNS_VALUES: Record<string, readonly string[] | undefined> = {
+  '--status': ['running', 'succeeded', 'failed', 'cancelled', 'interrupted'],
+  '--sandbox': undefined,
+  '--kind': [...RUN_KINDS, 'all'],
+  '--mode': ['plan', 'interactive'],
+  '--model': undefined,
+  '--tier': ['template', 'rule', 'llm', 'replay', 'edit'],
+  '--since': undefined,
+  '--until': undefined,
+  '--search': undefined,
+  '--limit': undefined,
+  '--sort': RUN_SORT_KEYS,
+  '--dir': ['asc', 'desc'],
+};
+
+/** `--limit`'s check (context.ts `parseIntOption('--limit', 1, 10000)`): undefined when refused. */
+function limitOf(v: string): number | undefined {
+  const n = Number(v);
+  return Number.isInteger(n) && n >= 1 && n <= 10000 ? n : undefined;
+}
+
+/** A date as `--since`/`--until` take it; undefined when main refuses it. */
+function dateOf(v: string): number | undefined {
+  const t = Date.parse(v);
+  return Number.isFinite(t) ? t : undefined;
+}
+
+/**
+ * The command line read whole as one of the two verbs, or undefined for main to run: only what main
+ * takes the same way is read (a value main would refuse, or one left empty, is main's to say).
+ */
+export function storeVerbAsked(argv: string[]): Asked | undefined {
+  let i = 0;
+  let workspace: string | undefined;
+  // The workspace option, once, before the verb (a value that looks like an option: main's to read).
+  for (; i < argv.length; i++) {
+    const a = argv[i] ?? '';
+    if (a === '-w' || a === '--workspace') {
+      const v = argv[++i];
+      if (workspace !== undefined || v === undefined || v.startsWith('-')) return undefined;
+      workspace = v;
+    } else if (a.startsWith('--workspace=')) {
+      if (workspace !== undefined) return undefined;
+      workspace = a.slice('--workspace='.length);
+    } else break;
+  }
+  if (workspace !== undefined && workspace.trim() === '') return undefined;
+  const verb = `${argv[i] ?? ''} ${argv[i + 1] ?? ''}`;
+  if (verb !== 'runs list' && verb !== 'template list') return undefined;
+  const runs: RunsListOptions = { limit: 50 };
+  const given: Record<string, string> = {};
+  for (i += 2; i < argv.length; i++) {
+    const a = argv[i] ?? '';
+    if (a === '--json') runs.json = true;
+    else if (a === '--count' && verb === 'runs list') runs.count = true;
+    else if (verb === 'runs list' && a.startsWith('--')) {
+      const eq = a.indexOf('=');
+      const name = eq < 0 ? a : a.slice(0, eq);
+      if (!(name in RUNS_VALUES)) return undefined;
+      const v = eq < 0 ? argv[++i] : a.slice(eq + 1);
+      if (v === undefined || v.trim() === '' || (eq < 0 && v.startsWith('-'))) return undefined;
+      // (each occurrence checked, as commander checks each: `--limit 0 --limit 5` is refused)
+      const allowed = RUNS_VALUES[name];
+      if (allowed && !allowed.includes(v)) return undefined;
+      if (name === '--limit' && limitOf(v) === undefined) return undefined;
+      if ((name === '--since' || name === '--until') && dateOf(v) === undefined) return undefined;
+      given[name] = v;
+    } else return undefined;
+  }
+  for (const [name, v] of Object.entries(given)) {
+    if (name === '--limit') {
+      const n = limitOf(v);
+      if (n === undefined) return undefined;
+      runs.limit = n;
+    } else if (name === '--since' || name === '--until') {
+      const t = dateOf(v);
+      if (t === undefined) return undefined;
+      runs[name === '--since' ? 'since' : 'until'] = t;
+    } else if (name === '--status') runs.status = v as RunStatus;
+    else if (name === '--sandbox') runs.sandbox = v;
+    else if (name === '--kind') runs.kind = v as RunKind | 'all';
+    else if (name === '--mode') runs.mode = v as RunMode;
+    else if (name === '--model') runs.model = v;
+    else if (name === '--tier') runs.tier = v as Tier;
+    else if (name === '--search') runs.search = v;
+    else if (name === '--sort') runs.sort = v as RunSortKey;
+    else if (name === '--dir') runs.dir = v as 'asc' | 'desc';
+  }
+  return { workspace, verb, runs };
+}
+
+const json = (v: unknown): string => JSON.stringify(v, null, 2) + '\n';
+
+/** What the verb prints, as commands/run.ts's `runs list` prints it; undefined: main's to answer. */
+function runsListText(store: RunStoreCore, o: RunsListOptions): string | undefined {
+  const r = store.list({
+    ...(o.status ? { status: o.status } : {}),
+    ...(o.sandbox ? { sandbox: o.sandbox } : {}),
+    ...(o.kind ? { kind: o.kind === 'all' ? [...RUN_KINDS] : o.kind } : {}),
+    ...(o.mode ? { mode: o.mode } : {}),
+    ...(o.model ? { model: o.model } : {}),
+    ...(o.tier ? { tier: o.tier } : {}),
+    ...(o.since !== undefined ? { from: o.since } : {}),
+    ...(o.until !== undefined ? { to: o.until } : {}),
+    ...(o.search ? { text: o.search } : {}),
+    limit: o.limit,
+    ...(o.sort ? { sort: o.sort } : {}),
+    ...(o.dir ? { dir: o.dir } : {}),
+    ...(o.count ? { count: true } : {}),
+  });
+  // (no run of a --sandbox: main says whether that sandbox exists, from the workspace's files)
+  if (o.sandbox !== undefined && r.runs.length === 0) return undefined;
+  if (o.json) return json(r);
+  let text = '';
+  for (const s of r.runs)
+    text += `${s.id}  ${new Date(s.createdAt).toISOString().slice(0, 19)}Z  ${s.status.padEnd(11)} ${s.sandbox.padEnd(10)} ${s.mode.padEnd(11)} ${String(s.attempts).padStart(2)} att ${String(s.tokens).padStart(6)} tok  ${(s.tier ?? '-').padEnd(8)}  ${s.kind === 'template_test' ? '[template test] ' : s.kind === 'skill_test' ? '[skill test] ' : ''}${visible(s.task.slice(0, 60).replace(/\n/g, ' '))}\n`;
+  return (
+    text +
+    (r.totalExact
+      ? `${r.runs.length} of ${r.total} run(s)\n`
+      : `${r.runs.length} of ${r.total}+ run(s) (--count for the exact number)\n`)
+  );
+}
+
+/** What `template list` prints (stdout, stderr), as commands/template.ts prints it. */
+async function templateListText(
+  root: string,
+  store: RunStoreCore,
+  asJson: boolean,
+): Promise<{ out: string; err: string }> {
+  let list: TemplateView[] = [];
+  let problems: { file: string; error: string }[] = [];
+  // No templates folder (infra/workspace/files.ts TemplateFiles.list: none): nothing to parse, so not
+  // the template files' modules and their parsers (pyright's and Babel's); the counters are still read,
+  // as templateViews reads them (a damaged store is said the same).
+  if (!existsSync(join(root, 'templates'))) store.templateStats();
+  else {
+    const [{ TemplateFiles }, { templateProblems, templateViews }] = await Promise.all([
+      import('../infra/workspace/files.ts'),
+      import('../app/template-views.ts'),
+    ]);
+    const files = new TemplateFiles(root);
+    list = templateViews(files, store);
+    problems = templateProblems(files);
+  }
+  if (asJson) return { out: json({ templates: list, problems }), err: '' };
+  let out = '';
+  let err = '';
+  if (list.length === 0)
+    err +=
+      "no templates in this workspace: promote a run's working script with `toolsmith template create NAME --from-run RUN_ID`\n";
+  for (const t of list)
+    out += `${t.name.padEnd(20)} ${t.sandbox.padEnd(10)} ok ${String(t.successes).padStart(3)} fail ${String(t.failures).padStart(3)}  ${t.pattern}\n`;
+  for (const p of problems) err += `${visible(p.error)}\n`;
+  return { out, err };
+}
+
+/** The leftover containers' sweep, as main's verbs run it (context.ts): its line, if any. */
+async function sweep(): Promise<string> {
+  if (process.env['TOOLSMITH_BACKEND'] === 'process') return '';
+  let said = '';
+  await sweepLeftovers((t) => (said += t));
+  return said;
+}
+
+/**
+ * bin/start.mjs's step for `runs list` and `template list`: the answer printed and its exit code, or
+ * undefined (nothing printed) for main() to run.
+ */
+export async function answerStoreVerb(argv: string[]): Promise<number | undefined> {
+  const asked = storeVerbAsked(argv);
+  if (!asked) return undefined;
+  let dir: string;
+  try {
+    dir = resolveWorkspaceDir(asked.workspace);
+    if (workspaceProblem(dir, asked.workspace ?? dir) !== undefined) return undefined;
+  } catch {
+    return undefined;
+  }
+  const key = configDigestKey(dir);
+  const digest = key === undefined ? undefined : readConfigDigest(dir, key);
+  if (!digest) return undefined;
+  const asJson = asked.runs.json === true;
+  const [{ RunStoreCore }, { prepareLogFile }] = await Promise.all([
+    import('../infra/store/run-store-core.ts'),
+    import('../app/log-file.ts'),
+  ]);
+  // What opening the workspace said and learned (app/workspace-reader.ts: the config's secrets, then its
+  // warnings; the workspace's folder held as WorkspaceFiles holds it).
+  learnSecretsNamed(digest.secrets);
+  holdWorkspaceRoot(dir);
+  const configWords = digest.warnings.map(configWarningLine).join('');
+  const dataDir = join(dir, '.toolsmith');
+  let store: RunStoreCore | undefined;
+  let logWords = '';
+  let answer: { out: string; err: string };
+  try {
+    store = new RunStoreCore(`${dataDir}/runs.db`);
+    // (its log, as app/workspace-reader.ts `runStore` prepares it; said as log-file.ts `stderrWarn` says)
+    prepareLogFile(dataDir, (line) => (logWords += `toolsmith: ${line}\n`));
+    if (asked.verb === 'runs list') {
+      const out = runsListText(store, asked.runs);
+      if (out === undefined) {
+        store.close();
+        return undefined;
+      }
+      answer = { out, err: '' };
+    } else answer = await templateListText(dir, store, asked.runs.json === true);
+  } catch (e) {
+    try {
+      store?.close();
+    } catch {
+      // (the error below is the one main would say)
+    }
+    if (!(e instanceof Error && STORE_ERRORS.has(e.name))) return undefined;
+    // As main says a store's error (cli/main.ts): after the sweep, one line on stderr (exit 3); with
+    // --json before any `--`, the error object on stdout too.
+    writeAll(2, knownSecrets.text(configWords) + logWords + knownSecrets.text(await sweep()));
+    const line = e.message;
+    const out = asJson ? `${JSON.stringify({ error: { kind: 'store', message: line, exit: 3 } })}\n` : '';
+    return printEarly(knownSecrets.text(out), knownSecrets.text(`toolsmith: ${visible(line)}\n`), 3);
+  }
+  let closeError: Error | undefined;
+  try {
+    store.close();
+  } catch (e) {
+    if (!(e instanceof Error && STORE_ERRORS.has(e.name))) return undefined;
+    closeError = e;
+  }
+  const swept = sweep();
+  writeAll(2, knownSecrets.text(configWords) + logWords);
+  const code = printEarly(knownSecrets.text(answer.out), knownSecrets.text(answer.err), 0);
+  const after = await swept;
+  if (code !== 0) return code;
+  // (an error of the close after the answer: said on stderr only, as main says it)
+  writeAll(2, knownSecrets.text(after + (closeError ? `toolsmith: ${visible(closeError.message)}\n` : '')));
+  return closeError ? 3 : 0;
+}

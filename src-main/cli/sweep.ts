@@ -1,0 +1,17 @@
+/**
+ * The sweep of leftover containers at a verb's start (context.ts for main's verbs, store-verbs.ts for
+ * `runs list` and `template list` answered before main loads): the containers this installation's
+ * stopped processes left are removed, and said on `err`. Docker's client loads only when the engine lists
+ * a leftover (app/prune-light.ts); no engine is nothing to clean. Never rejects.
+ */
+export function sweepLeftovers(err: (text: string) => void): Promise<unknown> {
+  return import('../app/prune-light.ts')
+    .then((m) => m.pruneLeftoverContainersLight())
+    .then((gone) => {
+      if (gone.length)
+        err(
+          `toolsmith: removed ${gone.length} container(s) left by stopped Toolsmith processes of this installation\n`,
+        );
+    })
+    .catch(() => {}); // no engine: nothing to clean
+}
