@@ -284,10 +284,33 @@ export function imageTag(runtime: RuntimeImage, paths: ImagePaths): string {
     const r = NPM_RUNTIMES[runtime];
     return `${ns(paths)}/${runtime}:${sha(RECIPE_VERSION, ...worker, r.package, r.version, r.integrity, JSON.stringify(entrypoint(runtime)), JSON.stringify(r.env), launcher ? readFileSync(launcher) : 'no job launcher', '/mnt for job trees', MODES)}`;
   }
-  const version = spawnSync(paths.nodeBinary, ['--version'], { encoding: 'utf8' }).stdout.trim();
+  const version = nodeVersion(paths.nodeBinary);
   // (the binary execute-only, /tmp 1777 and the sandbox user in /etc/passwd are part of the recipe)
   return `${ns(paths)}/node:${sha(RECIPE_VERSION, ...worker, version, 'node 0711, /tmp 1777, /etc/passwd nobody', launcher ? readFileSync(launcher) : 'no job launcher', MODES)}`;
 }
+
+/**
+ * `node --version` of the binary the node image gets: the running Node's own when it is that binary (no
+ * process started: ~100 ms of a one-shot verb's wall time on a machine where a process start is slow,
+ * `pool status` among them), else asked once per process.
+ */
+export function nodeVersion(binary: string): string {
+  let known = nodeVersions.get(binary);
+  if (known === undefined) {
+    let same = false;
+    try {
+      same = realpathSync(binary) === realpathSync(process.execPath);
+    } catch {
+      /* (a binary that is not there: asked below, which says nothing either) */
+    }
+    known = same
+      ? process.version
+      : (spawnSync(binary, ['--version'], { encoding: 'utf8' }).stdout ?? '').trim();
+    nodeVersions.set(binary, known);
+  }
+  return known;
+}
+const nodeVersions = new Map<string, string>();
 
 const ns = (paths: ImagePaths) => paths.namespace ?? 'toolsmith';
 const cacheRoot = (paths: ImagePaths) => paths.cacheDir ?? join(homedir(), '.cache', 'toolsmith');
