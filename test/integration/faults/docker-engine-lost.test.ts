@@ -84,7 +84,9 @@ const changes = (docker: boolean) =>
       e.type === 'engine_changed' && (e.isolation === 'docker') === docker,
   );
 
-describe('the Docker engine goes away mid-session', () => {
+// The tests are steps of one story on one second engine and one service, in this order: never shuffled
+// (`--sequence.shuffle`), which would start the story in its middle.
+describe('the Docker engine goes away mid-session', { shuffle: false }, () => {
   it('names the engine that went away, falls back as at start, and returns to Docker once it answers', async () => {
     const first = await run('emit_result(1)\n');
     expect(first.error).toBeUndefined();

@@ -79,7 +79,9 @@ async function spinning(client: Docker): Promise<void> {
   await waitSpinning(client, () => client.listContainers());
 }
 
-describe('a long-lived service follows the Docker engine', () => {
+// The tests are steps of one story on one second engine and one service, in this order: never shuffled
+// (`--sequence.shuffle`), which would start the story in its middle.
+describe('a long-lived service follows the Docker engine', { shuffle: false }, () => {
   it('starts on the fallback, says why, and moves new jobs to Docker once the engine answers', async () => {
     const first = await run('emit_result(1)\n');
     expect(first.success).toBe(true);
