@@ -345,9 +345,10 @@ export async function main(
   // `mcp` on stdio answers the client's initialize before anything else loads (mcp/stdio-early.ts); an
   // HTTP-only option without --http is a usage error that Commander reports, so no early server then.
   await startEarlyMcp(argv);
-  // `kit list`, `kit info`, `tools`, `sandboxes`, `skill list`, `mcp-servers list` and `validate FILE` answer
-  // from the last answer of an unchanged
-  // workspace and script, a help from the last one of the same code and terminal (verb-cache.ts).
+  // `kit list`, `kit info`, `tools`, `prompt`, `sandboxes`, `skill list`, `mcp-servers list` and `validate
+  // FILE` answer from the last answer of an unchanged workspace and script (`runs list` and `template list`
+  // read the store before main: cli/store-verbs.ts), a help from the last one of the same code and
+  // terminal (verb-cache.ts).
   const cached = cachedVerb(argv, version);
   if (cached?.hit) {
     rawOut(cached.hit.out);
