@@ -82,10 +82,11 @@ await build({
               test: /[\\/]src-main[\\/](cli[\\/]validate-early|cli[\\/]validator-bundle|core[\\/]lang[\\/]validate-lazy|core[\\/]text[\\/]visible)\.ts$/,
             },
             // `runs list` and `template list` before main (src-main/cli/store-verbs.ts): the redactor, the
-            // runs' vocabulary, the secrets of the environment, the sweep and the store's error names.
+            // runs' vocabulary, the secrets of the environment, the sweep, the store's error names and the
+            // runs list's text.
             {
               name: 'store-verbs-shared',
-              test: /[\\/]src-main[\\/](core[\\/]records[\\/](redact|vocabulary)|app[\\/]env-secrets|cli[\\/](sweep|store-errors))\.ts$/,
+              test: /[\\/]src-main[\\/](core[\\/]records[\\/](redact|vocabulary)|app[\\/]env-secrets|cli[\\/](sweep|store-errors|runs-list-text))\.ts$/,
             },
           ],
         },

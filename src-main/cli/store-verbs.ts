@@ -24,6 +24,7 @@ import { RUN_SORT_KEYS } from '../core/records/sort.ts';
 import type { RunSortKey } from '../core/records/sort.ts';
 import { knownSecrets } from '../core/records/redact.ts';
 import { visible } from '../core/text/visible.ts';
+import { runsListText as pageText } from './runs-list-text.ts';
 import { learnSecretsNamed } from '../app/env-secrets.ts';
 import { holdWorkspaceRoot } from '../infra/workspace/atomic.ts';
 import { resolveWorkspaceDir, workspaceProblem } from '../infra/workspace/init.ts';
@@ -175,15 +176,7 @@ function runsListText(store: RunStoreCore, o: RunsListOptions): string | undefin
   // (no run of a --sandbox: main says whether that sandbox exists, from the workspace's files)
   if (o.sandbox !== undefined && r.runs.length === 0) return undefined;
   if (o.json) return json(r);
-  let text = '';
-  for (const s of r.runs)
-    text += `${s.id}  ${new Date(s.createdAt).toISOString().slice(0, 19)}Z  ${s.status.padEnd(11)} ${s.sandbox.padEnd(10)} ${s.mode.padEnd(11)} ${String(s.attempts).padStart(2)} att ${String(s.tokens).padStart(6)} tok  ${(s.tier ?? '-').padEnd(8)}  ${s.kind === 'template_test' ? '[template test] ' : s.kind === 'skill_test' ? '[skill test] ' : ''}${visible(s.task.slice(0, 60).replace(/\n/g, ' '))}\n`;
-  return (
-    text +
-    (r.totalExact
-      ? `${r.runs.length} of ${r.total} run(s)\n`
-      : `${r.runs.length} of ${r.total}+ run(s) (--count for the exact number)\n`)
-  );
+  return pageText(r);
 }
 
 /** What `template list` prints (stdout, stderr), as commands/template.ts prints it. */

@@ -1,6 +1,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { visible } from '../../core/text/visible.ts';
+import { runsListText } from '../runs-list-text.ts';
 import { skillCallLine, toolCallOutcome } from '../tool-outcome.ts';
 import {
   frameWhere,
@@ -442,18 +443,7 @@ export function registerRuns(program: Command, ctx: CliContext): void {
         // (`eval --compare` names the same mistake). A suite run that exists and recorded none lists none.
         if (svc && o.suiteRun !== undefined && r.runs.length === 0) (await svc.suites()).get(o.suiteRun);
         if (o.json) return ctx.out(json(r));
-        // The tier padded to the longest (`template`): a `replay` or `template` run's task no longer
-        // starts further right than an `llm` run's.
-        for (const s of r.runs) {
-          ctx.out(
-            `${s.id}  ${new Date(s.createdAt).toISOString().slice(0, 19)}Z  ${s.status.padEnd(11)} ${s.sandbox.padEnd(10)} ${s.mode.padEnd(11)} ${String(s.attempts).padStart(2)} att ${String(s.tokens).padStart(6)} tok  ${(s.tier ?? '-').padEnd(8)}  ${s.kind === 'template_test' ? '[template test] ' : s.kind === 'skill_test' ? '[skill test] ' : ''}${visible(s.task.slice(0, 60).replace(/\n/g, ' '))}\n`,
-          );
-        }
-        ctx.out(
-          r.totalExact
-            ? `${r.runs.length} of ${r.total} run(s)\n`
-            : `${r.runs.length} of ${r.total}+ run(s) (--count for the exact number)\n`,
-        );
+        ctx.out(runsListText(r));
       },
     );
   runs
