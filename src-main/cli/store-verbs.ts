@@ -24,7 +24,7 @@ import { RUN_SORT_KEYS } from '../core/records/sort.ts';
 import type { RunSortKey } from '../core/records/sort.ts';
 import { knownSecrets } from '../core/records/redact.ts';
 import { visible } from '../core/text/visible.ts';
-import { runsListText as pageText } from './runs-list-text.ts';
+import { runsListFilter, runsListText as pageText } from './runs-list-text.ts';
 import { learnSecretsNamed } from '../app/env-secrets.ts';
 import { holdWorkspaceRoot } from '../infra/workspace/atomic.ts';
 import { resolveWorkspaceDir, workspaceProblem } from '../infra/workspace/init.ts';
@@ -158,21 +158,7 @@ const json = (v: unknown): string => JSON.stringify(v, null, 2) + '\n';
 
 /** What the verb prints, as commands/run.ts's `runs list` prints it; undefined: main's to answer. */
 function runsListText(store: RunStoreCore, o: RunsListOptions): string | undefined {
-  const r = store.list({
-    ...(o.status ? { status: o.status } : {}),
-    ...(o.sandbox ? { sandbox: o.sandbox } : {}),
-    ...(o.kind ? { kind: o.kind === 'all' ? [...RUN_KINDS] : o.kind } : {}),
-    ...(o.mode ? { mode: o.mode } : {}),
-    ...(o.model ? { model: o.model } : {}),
-    ...(o.tier ? { tier: o.tier } : {}),
-    ...(o.since !== undefined ? { from: o.since } : {}),
-    ...(o.until !== undefined ? { to: o.until } : {}),
-    ...(o.search ? { text: o.search } : {}),
-    limit: o.limit,
-    ...(o.sort ? { sort: o.sort } : {}),
-    ...(o.dir ? { dir: o.dir } : {}),
-    ...(o.count ? { count: true } : {}),
-  });
+  const r = store.list(runsListFilter(o, o.since, o.until));
   // (no run of a --sandbox: main says whether that sandbox exists, from the workspace's files)
   if (o.sandbox !== undefined && r.runs.length === 0) return undefined;
   if (o.json) return json(r);

@@ -1,7 +1,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { visible } from '../../core/text/visible.ts';
-import { runsListText } from '../runs-list-text.ts';
+import { runsListFilter, runsListText } from '../runs-list-text.ts';
 import { skillCallLine, toolCallOutcome } from '../tool-outcome.ts';
 import {
   frameWhere,
@@ -412,22 +412,7 @@ export function registerRuns(program: Command, ctx: CliContext): void {
         const store: Pick<RunService, 'list'> = svc ? await svc.runs() : await reader!.runStore();
         // A suite run id as `eval` prints it, or a unique start of one (like run ids).
         const suiteRun = svc && o.suiteRun && (await svc.suites()).resolveId(o.suiteRun);
-        const r = store.list({
-          ...(o.status ? { status: o.status } : {}),
-          ...(o.sandbox ? { sandbox: o.sandbox } : {}),
-          ...(o.kind ? { kind: o.kind === 'all' ? [...RUN_KINDS] : o.kind } : {}),
-          ...(o.mode ? { mode: o.mode } : {}),
-          ...(o.model ? { model: o.model } : {}),
-          ...(o.tier ? { tier: o.tier } : {}),
-          ...(from !== undefined ? { from } : {}),
-          ...(to !== undefined ? { to } : {}),
-          ...(o.search ? { text: o.search } : {}),
-          ...(suiteRun ? { suiteRun } : {}),
-          limit: o.limit,
-          ...(o.sort ? { sort: o.sort } : {}),
-          ...(o.dir ? { dir: o.dir } : {}),
-          ...(o.count ? { count: true } : {}),
-        });
+        const r = store.list(runsListFilter(o, from, to, suiteRun || undefined));
         // A mistyped --sandbox listed "0 of 0 run(s)" and exited 0. A sandbox that is gone from the
         // workspace still lists its recorded runs; one that neither exists nor ever ran is named.
         if (
