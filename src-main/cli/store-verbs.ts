@@ -25,6 +25,7 @@ import type { RunSortKey } from '../core/records/sort.ts';
 import { knownSecrets } from '../core/records/redact.ts';
 import { visible } from '../core/text/visible.ts';
 import { runsListFilter, runsListText as pageText } from './runs-list-text.ts';
+import type { RunsListFilters } from './runs-list-text.ts';
 import { learnSecretsNamed } from '../app/env-secrets.ts';
 import { holdWorkspaceRoot } from '../infra/workspace/atomic.ts';
 import { resolveWorkspaceDir, workspaceProblem } from '../infra/workspace/init.ts';
@@ -39,20 +40,9 @@ import type { TemplateView } from '../core/templates/template.ts';
 const { existsSync } = process.getBuiltinModule('node:fs');
 
 /** `runs list`'s filters and options, as commands/run.ts takes them. */
-interface RunsListOptions {
-  status?: RunStatus;
-  sandbox?: string;
-  kind?: RunKind | 'all';
-  mode?: RunMode;
-  model?: string;
-  tier?: Tier;
+interface RunsListOptions extends RunsListFilters {
   since?: number;
   until?: number;
-  search?: string;
-  limit: number;
-  sort?: RunSortKey;
-  dir?: 'asc' | 'desc';
-  count?: boolean;
   json?: boolean;
 }
 
