@@ -16,7 +16,7 @@ import { stringify as stringifyToml } from 'smol-toml';
 import { parseSuite } from '../infra/workspace/suite-toml.ts';
 import type { Assertion, CaseInstance, Suite, SuiteProblem } from '../core/suites/schema.ts';
 import { SuiteStore } from '../infra/store/suite-store.ts';
-import { StoreOverwrittenError } from '../infra/store/run-store.ts';
+import { DiskFullError, StoreOverwrittenError } from '../infra/store/run-store.ts';
 import type { SuiteProgress, SuiteRunFull, SuiteRunSpec, SuiteRunSummary } from '../core/suites/run.ts';
 import type { Request } from '../contract/api.ts';
 import { WorkspaceError } from '../infra/workspace/files.ts';
@@ -403,7 +403,15 @@ export class SuiteService {
         .digest('hex')
         .slice(0, 12),
     };
-    const suiteRun = this.store.create(spec);
+    let suiteRun: string;
+    try {
+      suiteRun = this.store.create(spec);
+    } catch (e) {
+      // A full disk (or a store that takes no writes): refused at once, before any case runs, in words
+      // naming the file, as a new run is (an infrastructure error, not a bug of the service).
+      if (!(e instanceof DiskFullError)) throw e;
+      throw new ToolsmithError('infra', `the suite run could not be recorded: ${errorMessage(e)}`);
+    }
     const abort = new AbortController();
     const runIds = new Set<string>();
     this.active.set(suiteRun, { abort, runIds });

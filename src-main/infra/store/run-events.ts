@@ -53,6 +53,19 @@ export type SuiteChange =
   | { tag: string }
   | { end: { status: string; finished_at: number; error: string | null } };
 
+/** Held writes of suite runs in words: how many case runs' tags, case results and ends. */
+function suiteWrites(changes: SuiteChange[]): string {
+  const n = (k: string) => changes.filter((c) => k in c).length;
+  return [
+    n('tag') ? `${n('tag')} case run tag(s)` : '',
+    n('result') ? `${n('result')} case result(s)` : '',
+    n('end') ? `${n('end')} end(s)` : '',
+    n('row') ? `${n('row')} start(s)` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
+}
+
 /** Events held in memory while the disk is full, at most this many bytes (JSON) over all runs. */
 export const MAX_PENDING_BYTES = 32 * 1024 * 1024;
 /** How often held events are tried again while the disk is full. */
@@ -305,28 +318,32 @@ export class RunEvents {
 
   /**
    * One write of a suite run this process started (SuiteStore: a case run's tag, a result, its end),
-   * made by `write` and mirrored (see mirrorSuite). While the file is being overwritten in place (a
-   * StoreOverwrittenError: a copy still going on), or while earlier ones are held, it is held in memory,
-   * in order, as a run's events are (within MAX_PENDING_BYTES with them; past it the error is thrown), and
-   * written once the file stayed the same: with the suite run carried from its mirror when the overwrite
-   * is acted on (the held write then writes the same again), and by `flush` (every FLUSH_EVERY_MS, and
-   * at the close) when the file turned out not to be overwritten. Before, it was refused: a result
-   * coming in while a copy was written ended the suite run in an error. A new suite run is still refused.
+   * made by `write` and mirrored (see mirrorSuite). While the disk is full (or the files take no writes,
+   * or the file is being overwritten in place: every DiskFullError), or while earlier writes or run events
+   * are held, it is held in memory in order after them, as a run's events are (within MAX_PENDING_BYTES
+   * with them; past it the error is thrown): written by `flush` (at the next write, every FLUSH_EVERY_MS
+   * and at the close) once the file takes writes again, and after an overwrite also carried from its
+   * mirror when the overwrite is acted on (the held write then writes the same again). The suite run's
+   * reads include them (see heldSuite). Before, only a copy going on held them: on a full disk a result
+   * or the end was refused, the runner's `done` failed with the disk-full error, and the verdicts never
+   * reached the user (the suite run left `running`). A new suite run is still refused.
    */
   writeSuite(id: string, change: SuiteChange, what: string, write: () => void): void {
     const bytes = JSON.stringify(change).length;
-    const hold = (cause?: StoreOverwrittenError) => {
+    const hold = (cause?: DiskFullError) => {
       if (this.pendingBytes + bytes > MAX_PENDING_BYTES)
         throw new DiskFullError(
           this.file,
           what,
           `${cause ? `${cause.message}; ` : ''}${this.pendingSuite.length} suite write(s) and ${this.pendingEvents()} event(s) already held in memory, up to the limit of ${MAX_PENDING_BYTES / 1024 / 1024} MB`,
         );
-      this.pendingSuite.push({ id, write, bytes });
+      this.pendingSuite.push({ id, change, write, bytes });
       this.pendingBytes += bytes;
       this.startFlushTimer();
+      if (cause) this.sayHeld(cause);
     };
-    if (this.pendingSuite.length) {
+    if (this.pendingSuite.length || this.pending.size) {
+      // After what is held: in order with it, and written with it once the file takes writes.
       hold();
       try {
         this.flush();
@@ -337,10 +354,37 @@ export class RunEvents {
       try {
         storeWrite(this.file, what, write);
       } catch (e) {
-        if (!(e instanceof StoreOverwrittenError)) throw e;
+        if (!(e instanceof DiskFullError)) throw e;
         hold(e);
       }
     this.mirrorSuite(id, change);
+  }
+
+  /** The writes of suite run `id` held in memory, in order (its reads include them: SuiteStore). */
+  heldSuite(id: string): SuiteChange[] {
+    return this.pendingSuite.filter((w) => w.id === id).map((w) => w.change);
+  }
+
+  /** Whether the line saying that writes are held was said (see sayHeld); again after they were written. */
+  private heldSaid = false;
+
+  /**
+   * Says once, on stderr, that the store's file refused a write and that what this process records
+   * there is held in memory (its file and cause in `cause`'s words), until everything held is written
+   * (then that is said too, and a later refusal is said again). Not for a file being overwritten in
+   * place: the connection says that itself.
+   */
+  private sayHeld(cause: DiskFullError): void {
+    if (this.heldSaid || cause instanceof StoreOverwrittenError) return;
+    this.heldSaid = true;
+    this.warn(
+      `${cause.message}; until then this process holds what it records there (run events, suite results and ends, template counts) in memory, in order, up to ${MAX_PENDING_BYTES / 1024 / 1024} MB, and writes it once the file takes writes again (what is still held when this process exits is lost, and said then)`,
+    );
+  }
+
+  private warn(line: string): void {
+    if (this.conn) this.conn.warn(line);
+    else process.stderr.write(`toolsmith: ${line}\n`);
   }
 
   /** How many writes of suite runs are held in memory, not yet on disk (see writeSuite). */
@@ -395,8 +439,8 @@ export class RunEvents {
   private pendingBytes = 0;
   /** Template uses not yet counted on disk (disk full). */
   private readonly pendingTemplateUses: [name: string, success: boolean, at: number][] = [];
-  /** Writes of suite runs held while the file was being overwritten, in order (see writeSuite). */
-  private readonly pendingSuite: { id: string; write: () => void; bytes: number }[] = [];
+  /** Writes of suite runs held while the file took no writes, in order (see writeSuite). */
+  private readonly pendingSuite: { id: string; change: SuiteChange; write: () => void; bytes: number }[] = [];
   private flushTimer: ReturnType<typeof setInterval> | undefined;
 
   /** How many events are held in memory, not yet on disk (the disk was full). */
@@ -443,6 +487,10 @@ export class RunEvents {
       this.noteCounter(name);
     }
     this.stopFlushTimer();
+    if (this.heldSaid) {
+      this.heldSaid = false;
+      this.warn(`the run store ${this.file} takes writes again: everything this process held was written`);
+    }
     return true;
   }
 
@@ -485,7 +533,9 @@ export class RunEvents {
     const suites = [...new Set(this.pendingSuite.map((w) => w.id))];
     const what = [
       runs.length ? `${this.pendingEvents()} event(s) of run(s) ${runs.join(', ')}` : '',
-      suites.length ? `${this.pendingSuite.length} write(s) of suite run(s) ${suites.join(', ')}` : '',
+      suites.length
+        ? `${this.pendingSuite.length} write(s) of suite run(s) ${suites.join(', ')} (${suiteWrites(this.pendingSuite.map((w) => w.change))})`
+        : '',
       uses
         ? `${uses} template use(s) of ${[...new Set(this.pendingTemplateUses.map((u) => u[0]))].join(', ')}`
         : '',
@@ -580,6 +630,7 @@ export class RunEvents {
       this.hold(p, event, e);
       this.pending.set(runId, p);
       this.startFlushTimer();
+      if (e instanceof DiskFullError) this.sayHeld(e);
       this.mirror(event);
     }
     return event as RunEvent;
@@ -725,11 +776,14 @@ export class RunEvents {
       return;
     }
     try {
-      this.stmts.useTemplate.run(name, success ? 1 : 0, success ? 0 : 1, at);
+      storeWrite(this.file, 'a template use', () =>
+        this.stmts.useTemplate.run(name, success ? 1 : 0, success ? 0 : 1, at),
+      );
     } catch (e) {
       if (!isDiskFull(e, this.file)) throw e;
       this.pendingTemplateUses.push([name, success, at]);
       this.startFlushTimer();
+      if (e instanceof DiskFullError) this.sayHeld(e);
       return;
     }
     this.noteCounter(name);

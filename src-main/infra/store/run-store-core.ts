@@ -90,8 +90,9 @@ export class RunStoreCore extends RunQueries {
   }
 
   /**
-   * Closes the store after one last try at writing held events; when the disk is still full they
-   * cannot be kept, and the error says how many of which runs are lost.
+   * Closes the store after one last try at writing what is held (events, suite runs' writes, template
+   * counts); when the disk is still full they cannot be kept, and the error says how many of which runs
+   * and suite runs are lost.
    */
   close(): void {
     if (this.closed) return;
@@ -105,7 +106,7 @@ export class RunStoreCore extends RunQueries {
     const lost = this.log.release();
     if (this.conn) this.conn.close();
     else this.db.close();
-    if (lost) throw new DiskFullError(this.file, 'run events', lost);
+    if (lost) throw new DiskFullError(this.file, 'what this process held', lost);
   }
 
   /**
@@ -206,11 +207,17 @@ export class RunStoreCore extends RunQueries {
 
   /**
    * A write of a suite run this process started (SuiteStore): made now, or held in memory while the
-   * file is being overwritten in place and written once it stayed the same (see RunEvents.writeSuite).
+   * file takes no writes (a full disk, a copy going on over it) and written once it does (see
+   * RunEvents.writeSuite).
    */
   writeSuite(id: string, change: SuiteChange, what: string, write: () => void): void {
     if (this.closed) throw new RunStoreError(`the run store ${this.file} is closed: ${what} is not recorded`);
     this.log.writeSuite(id, change, what, write);
+  }
+
+  /** The writes of suite run `id` held in memory, in order (see writeSuite): its reads include them. */
+  heldSuite(id: string): SuiteChange[] {
+    return this.log.heldSuite(id);
   }
 
   /** How many writes of suite runs are held in memory, not yet on disk (see writeSuite). */

@@ -86,8 +86,9 @@ export class SuiteStore {
 
   // Each write is mirrored in the run store's memory once it is made (RunStore.mirrorSuite): a file
   // overwritten in place keeps nothing of it, and the suite run is written there again from memory.
-  // A write after the first (a tag, a result, the end) made while the file is being overwritten is
-  // held and written once it stayed the same (RunStore.writeSuite); a new suite run is refused then.
+  // A write after the first (a tag, a result, the end) made while the file takes no writes (a full disk,
+  // a copy going on over it) is held and written once it does (RunStore.writeSuite), and the reads below
+  // include it; a new suite run is refused then.
 
   create(spec: SuiteRunSpec, id: string = randomUUID()): string {
     const createdAt = this.now();
@@ -155,9 +156,28 @@ export class SuiteStore {
     };
   }
 
+  /**
+   * The row with the writes of it this process holds in memory (a full disk: RunStore.writeSuite) over
+   * it: its end, and its counts from its results held and stored.
+   */
+  private withHeld(r: Row): Row {
+    const held = this.runs.heldSuite(r.id);
+    if (held.length === 0) return r;
+    const results = this.results(r.id);
+    const row = { ...r, done: results.length, passed: results.filter((x) => x.passed).length };
+    for (const c of held)
+      if ('end' in c)
+        Object.assign(row, {
+          status: c.end.status as SuiteRunStatus,
+          finished_at: c.end.finished_at,
+          error: c.end.error,
+        });
+    return row;
+  }
+
   get(id: string): SuiteRunRow | undefined {
     const r = this.stmts.get.get(id);
-    return r ? this.view(r) : undefined;
+    return r ? this.view(this.withHeld(r)) : undefined;
   }
 
   /** Up to `limit` suite run ids starting with `prefix`. */
@@ -168,10 +188,24 @@ export class SuiteStore {
   /** Suite runs, newest first; of one suite when given. */
   list(suite?: string, limit = 50): SuiteRunRow[] {
     const rows = suite ? this.stmts.listOf.all(suite, limit) : this.stmts.list.all(limit);
-    return rows.map((r) => this.view(r));
+    return rows.map((r) => this.view(this.withHeld(r)));
   }
 
+  /** Its results by case, column and repeat, with those this process holds in memory (a full disk). */
   results(suiteRun: string): CaseResult[] {
-    return this.stmts.results.all(suiteRun).map((r) => JSON.parse(r.data) as CaseResult);
+    const stored = this.stmts.results.all(suiteRun).map((r) => JSON.parse(r.data) as CaseResult);
+    const held = this.runs.heldSuite(suiteRun).flatMap((c) => ('result' in c ? [c.result] : []));
+    if (held.length === 0) return stored;
+    const key = (r: { caseId: string; column: string; rep: number }) =>
+      JSON.stringify([r.caseId, r.column, r.rep]);
+    const all = new Map(stored.map((r) => [key(r), r]));
+    for (const h of held) {
+      const r = JSON.parse(h['data'] as string) as CaseResult;
+      all.set(key(r), r);
+    }
+    const order = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+    return [...all.values()].sort(
+      (a, b) => order(a.caseId, b.caseId) || order(a.column, b.column) || a.rep - b.rep,
+    );
   }
 }
