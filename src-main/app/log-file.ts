@@ -5,10 +5,12 @@
  * that reads the run store and writes no log line (`runs list`, app/workspace-reader.ts) still closes a
  * world-readable log to other users, without loading pino.
  */
-import { closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { errnoWords } from '../core/errors.ts';
 import { dropGroupAndOtherBits } from '../infra/workspace/atomic.ts';
+
+// node:fs by process.getBuiltinModule, not an ES import (see infra/store/connection.ts).
+const { closeSync, mkdirSync, openSync, statSync } = process.getBuiltinModule('node:fs');
 
 export function workspaceLogFile(dataDir: string): string {
   return join(dataDir, 'logs', 'toolsmith.jsonl');

@@ -10,7 +10,14 @@
  * (docs/scaling.md, "CLI start").
  */
 import { dockerSocket } from '../infra/sandbox/image-check.ts';
-import { Installation, INSTALLATION_LABEL, INSTANCE_LABEL } from '../infra/sandbox/installation.ts';
+// (the installation's core, not installation.ts: see installation-core.ts)
+import {
+  INSTALLATION_LABEL,
+  INSTANCE_LABEL,
+  instanceEntryRunning,
+  readOrCreateId,
+  userDataDir,
+} from '../infra/sandbox/installation-core.ts';
 import type { Leftover } from '../infra/sandbox/installation.ts';
 
 // Not an ES import of the builtin (its namespace reads every export): see infra/sandbox/image-check.ts.
@@ -78,19 +85,17 @@ export function listContainersOnSocket(
  * labelled with another installation, or made by an instance that still runs, is never a leftover.
  */
 export async function pruneLeftoverContainersLight(): Promise<Leftover[]> {
-  const installation = new Installation();
-  const listed = await listContainersOnSocket([
-    'toolsmith.pool=1',
-    `${INSTALLATION_LABEL}=${installation.id}`,
-  ]);
+  // (the id as `new Installation()` reads it, made when there is none; this process registers no instance)
+  const dir = userDataDir();
+  const id = readOrCreateId(dir);
+  const listed = await listContainersOnSocket(['toolsmith.pool=1', `${INSTALLATION_LABEL}=${id}`]);
   // No engine: the full sweep would fail on the same socket (and say nothing), so there is nothing to do.
   if (listed === 'no engine') return [];
   const nothingLeft =
     listed !== undefined &&
     listed.every(
       (c) =>
-        c.Labels?.[INSTALLATION_LABEL] !== installation.id ||
-        installation.instanceRunning(c.Labels[INSTANCE_LABEL] ?? ''),
+        c.Labels?.[INSTALLATION_LABEL] !== id || instanceEntryRunning(dir, c.Labels[INSTANCE_LABEL] ?? ''),
     );
   if (nothingLeft) return [];
   return (await import('./prune.ts')).pruneLeftoverContainers();

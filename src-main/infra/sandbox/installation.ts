@@ -7,29 +7,21 @@
  * (`instances/<id>.json`, written at start and removed at dispose; an entry whose process is gone is
  * stale). Container labels are never compared with local process ids.
  */
-import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
-import { ownPlace } from '../test-run-guard.ts';
+import {
+  INSTALLATION_LABEL,
+  INSTANCE_LABEL,
+  instanceEntryRunning,
+  randomId,
+  readOrCreateId,
+  userDataDir,
+} from './installation-core.ts';
 
-export const INSTALLATION_LABEL = 'toolsmith.installation';
-export const INSTANCE_LABEL = 'toolsmith.instance';
+// The labels, the data dir and the id's file (installation-core.ts: what a verb's start-up sweep needs).
+export { INSTALLATION_LABEL, INSTANCE_LABEL, pidAlive, userDataDir } from './installation-core.ts';
 
-/**
- * The user data dir: `$TOOLSMITH_DATA_DIR`, else `$TOOLSMITH_HOME` (which also moves the sample
- * workspace's copy and the recent list: the same folder by default, so one variable moves all of a
- * person's Toolsmith data), else `$XDG_DATA_HOME/toolsmith`, else `~/.local/share/toolsmith`.
- */
-export function userDataDir(): string {
-  const env = process.env['TOOLSMITH_DATA_DIR'] || process.env['TOOLSMITH_HOME'];
-  if (env) return ownPlace(env);
-  const xdg = process.env['XDG_DATA_HOME'];
-  return ownPlace(join(xdg || join(homedir(), '.local', 'share'), 'toolsmith'));
-}
-
-const ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{7,127}$/;
 /** How often a registered instance checks that its installation's files are still there (see keep). */
 const KEEP_MS = 500;
 
@@ -49,7 +41,7 @@ export class Installation {
   constructor(dir: string = userDataDir()) {
     this.dir = dir;
     this.id = readOrCreateId(dir);
-    this.instance = randomUUID();
+    this.instance = randomId();
   }
 
   private get instancesDir(): string {
@@ -152,17 +144,7 @@ export class Installation {
    */
   instanceRunning(instance: string): boolean {
     if (instance === this.instance) return true;
-    if (!ID.test(instance)) return false;
-    const file = join(this.instancesDir, `${instance}.json`);
-    if (!existsSync(file)) return false;
-    try {
-      const { pid } = JSON.parse(readFileSync(file, 'utf8')) as { pid?: number };
-      if (typeof pid === 'number' && pidAlive(pid)) return true;
-    } catch {
-      /* unreadable: stale */
-    }
-    rmSync(file, { force: true });
-    return false;
+    return instanceEntryRunning(this.dir, instance);
   }
 
   /** The instances registered as running (stale entries dropped). */
@@ -172,34 +154,6 @@ export class Installation {
       .filter((f) => f.endsWith('.json'))
       .map((f) => f.slice(0, -'.json'.length))
       .filter((i) => this.instanceRunning(i));
-  }
-}
-
-function readOrCreateId(dir: string): string {
-  const file = join(dir, 'installation-id');
-  if (existsSync(file)) {
-    const id = readFileSync(file, 'utf8').trim();
-    if (ID.test(id)) return id;
-    throw new Error(`${file} does not hold an installation id (got ${JSON.stringify(id.slice(0, 40))})`);
-  }
-  mkdirSync(dir, { recursive: true });
-  const id = randomUUID();
-  try {
-    writeFileSync(file, id + '\n', { flag: 'wx' });
-    return id;
-  } catch {
-    // Another process wrote it first.
-    return readFileSync(file, 'utf8').trim();
-  }
-}
-
-/** Whether process `pid` still exists (EPERM: it does, under another user). */
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

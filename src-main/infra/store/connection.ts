@@ -5,7 +5,21 @@
  * Migrations are only ever appended: a store written by an older version opens and is brought up to
  * date in order, each step in its own transaction.
  */
-import {
+import type { Stats } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { DatabaseSync } from 'node:sqlite';
+import { steadyNow } from '../clock.ts';
+import { dropGroupAndOtherBits } from '../workspace/atomic.ts';
+import { lockHolders } from './file-locks.ts';
+import { guardConnection, stmt } from './statements.ts';
+import type { Guard } from './statements.ts';
+
+// Builtins by process.getBuiltinModule, not ES imports: an ES import builds the builtin's namespace
+// (node:fs's `promises` with readline and streams), ~4 ms of CPU of `runs list` answered before main
+// (cli/store-verbs.ts; docs/scaling.md, issue 29).
+const {
   accessSync,
   closeSync,
   constants,
@@ -25,17 +39,7 @@ import {
   truncateSync,
   unlinkSync,
   writeSync,
-} from 'node:fs';
-import type { Stats } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { DatabaseSync } from 'node:sqlite';
-import { steadyNow } from '../clock.ts';
-import { dropGroupAndOtherBits } from '../workspace/atomic.ts';
-import { lockHolders } from './file-locks.ts';
-import { guardConnection, stmt } from './statements.ts';
-import type { Guard } from './statements.ts';
+} = process.getBuiltinModule('node:fs');
 
 export class RunStoreError extends Error {
   override name = 'RunStoreError';

@@ -5,7 +5,8 @@
  * tells a `-wal`/`-shm` at the store's path that a live process uses for another database file (the
  * file at the path was replaced under it) from one left by a process that ended.
  */
-import { readFileSync, statSync } from 'node:fs';
+// Builtins by process.getBuiltinModule, not an ES import (see connection.ts).
+const { readFileSync, statSync } = process.getBuiltinModule('node:fs');
 
 /** Linux's encoding of a device number (glibc's `major`/`minor`), as /proc/locks prints it. */
 function majorMinor(dev: bigint): string {

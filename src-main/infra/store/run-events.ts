@@ -4,7 +4,6 @@
  * order, exported and imported, deleted. While the disk is full, appends are held in memory and written
  * when space returns. Template counters (the ratchet's) are written here too, under the same rule.
  */
-import { randomUUID } from 'node:crypto';
 import type { DatabaseSync } from 'node:sqlite';
 import { EVENT_VERSION, upgradeEvent } from '../../core/records/events.ts';
 import type {
@@ -25,6 +24,10 @@ import { insertRows } from './rows.ts';
 import { toSummary } from './run-statements.ts';
 import type { EventRow } from './run-statements.ts';
 import type { RunRow, RunStatements } from './run-statements.ts';
+
+// node:crypto when an id is made, not an ES import (its namespace loads webcrypto; the builtin ~6-10 ms
+// of CPU a store that only lists never needs: see connection.ts).
+const randomUUID = (): string => process.getBuiltinModule('node:crypto').randomUUID();
 
 export const EXPORT_FORMAT = 'toolsmith-run';
 

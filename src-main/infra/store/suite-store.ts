@@ -3,13 +3,16 @@
  * thresholds), one row per finished case result, written as each case ends. A suite run left `running`
  * by a process that no longer exists reads as interrupted, with every finished case kept.
  */
-import { randomUUID } from 'node:crypto';
 import type { DatabaseSync } from 'node:sqlite';
 import type { CaseResult } from '../../core/suites/matrix.ts';
 import { pidAlive, storeWrite } from './run-store.ts';
 import type { RunStore } from './run-store.ts';
 import { stmt } from './statements.ts';
 import type { SuiteRunSpec, SuiteRunStatus, SuiteRunSummary } from '../../core/suites/run.ts';
+
+// node:crypto when an id is made, not an ES import (its namespace loads webcrypto; the builtin ~6-10 ms
+// of CPU a store that only lists never needs: see connection.ts).
+const randomUUID = (): string => process.getBuiltinModule('node:crypto').randomUUID();
 
 export type { SuiteRunSpec, SuiteRunStatus };
 /** A suite run as this store reads it (the shape is defined once, in core/suites/run.ts). */
