@@ -46,6 +46,7 @@ const cache = entry.endsWith('.js')
 const {
   answerFromCache,
   imageBuildBeforeMain,
+  initBeforeMain,
   reachLoopbackDirectly,
   startEarlyMcp,
   storeVerbBeforeMain,
@@ -61,12 +62,14 @@ await startEarlyMcp(argv);
 // (src-main/cli/validate-early.ts).
 // A plain `image build` whose image is already built: its tag, before main loads.
 // `runs list` and `template list` of a workspace whose config's digest is kept: the run store read
-// before main loads (src-main/cli/store-verbs.ts).
+// before main loads (src-main/cli/store-verbs.ts). `init [DIR] --empty`: made and said before main loads
+// (src-main/cli/init-early.ts).
 const answered =
   answerFromCache(argv) ??
   (await validateBeforeMain(argv)) ??
   (await imageBuildBeforeMain(argv)) ??
-  (await storeVerbBeforeMain(argv));
+  (await storeVerbBeforeMain(argv)) ??
+  (await initBeforeMain(argv));
 if (answered !== undefined) process.exitCode = answered;
 else {
   const { main } = await import(pathToFileURL(entry).href);

@@ -88,6 +88,9 @@ await build({
               name: 'store-verbs-shared',
               test: /[\\/]src-main[\\/](core[\\/]records[\\/](redact|vocabulary)|app[\\/]env-secrets|cli[\\/](sweep|store-errors|runs-list-text))\.ts$/,
             },
+            // `init --empty` before main (src-main/cli/init-early.ts): the answer's text and the command hint
+            // it names, which main's `init` and context.ts use too.
+            { name: 'init-text', test: /[\\/]src-main[\\/]cli[\\/](init-text|invocation)\.ts$/ },
           ],
         },
       },

@@ -3,8 +3,11 @@
  * `npx toolsmith`: outside this package's folder that resolves to an unrelated npm package named
  * `toolsmith` (the registry name is taken), which a non-interactive npx would install and run.
  */
-import { accessSync, constants, realpathSync } from 'node:fs';
 import { basename, delimiter, join, resolve } from 'node:path';
+
+// node:fs by process.getBuiltinModule, not an ES import, which builds its namespace (its lazy `promises`
+// with readline and streams): `init --empty` before main loads this (init-early.ts).
+const { accessSync, constants, realpathSync } = process.getBuiltinModule('node:fs');
 
 /** `toolsmith` when that name on PATH is this very command, else `node /abs/path/bin/toolsmith.mjs`. */
 export function commandHint(

@@ -18,7 +18,9 @@ import { cacheFolder, pruneSometimes } from './cache-folder.ts';
 // Builtins by process.getBuiltinModule, not ES imports: an ES import builds the module's namespace
 // (node:fs's reads every export, its lazy `promises` too), ~3-5 ms of a one-shot verb's ~25 ms start
 // (docs/scaling.md, "CLI start").
-const { createHash } = process.getBuiltinModule('node:crypto');
+// node:crypto (~6-10 ms of CPU to load: its ~20 modules) when a hash is made, not at this module's load:
+// `init --empty` and the paths that hash nothing load this module too (docs/scaling.md, issue 29).
+const createHash = (algorithm: string) => process.getBuiltinModule('node:crypto').createHash(algorithm);
 const { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } =
   process.getBuiltinModule('node:fs');
 

@@ -34,7 +34,10 @@ import type { ScriptLanguage, ValidateOptions, ValidationResult } from '../core/
 import type { Script } from 'node:vm';
 
 // Builtins by process.getBuiltinModule, not ES imports (docs/scaling.md, "CLI start").
-const { createHash, randomBytes } = process.getBuiltinModule('node:crypto');
+// node:crypto (~6-10 ms of CPU to load: its ~20 modules) when a hash is made, not at this module's load:
+// `init --empty` and the paths that hash nothing load this module too (docs/scaling.md, issue 29).
+const createHash = (algorithm: string) => process.getBuiltinModule('node:crypto').createHash(algorithm);
+const randomBytes = (size: number) => process.getBuiltinModule('node:crypto').randomBytes(size);
 const {
   accessSync,
   constants,

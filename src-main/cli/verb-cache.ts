@@ -41,7 +41,9 @@ export { reachLoopbackDirectly } from '../infra/net/proxy-env.ts';
 // Builtins by process.getBuiltinModule, not ES imports: an ES import builds the module's namespace
 // (node:fs's reads every export, its lazy `promises` too), ~3-5 ms of a one-shot verb's ~25 ms start
 // (docs/scaling.md, "CLI start").
-const { createHash } = process.getBuiltinModule('node:crypto');
+// node:crypto (~6-10 ms of CPU to load: its ~20 modules) when a hash is made, not at this module's load:
+// `init --empty` and the paths that hash nothing load this module too (docs/scaling.md, issue 29).
+const createHash = (algorithm: string) => process.getBuiltinModule('node:crypto').createHash(algorithm);
 const { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } =
   process.getBuiltinModule('node:fs');
 
@@ -489,4 +491,14 @@ export async function storeVerbBeforeMain(argv: string[]): Promise<number | unde
   } catch {
     return undefined;
   }
+}
+
+/**
+ * bin/start.mjs's step for `init [DIR] --empty ...` (cli/init-early.ts, a chunk of its own): the answer
+ * printed and its exit code, or undefined (nothing done) for main() to run.
+ */
+export async function initBeforeMain(argv: string[]): Promise<number | undefined> {
+  if (argv[0] !== 'init' || !argv.includes('--empty')) return undefined;
+  const early = await import('./init-early.ts').catch(() => undefined);
+  return early?.answerInitEmpty(argv);
 }

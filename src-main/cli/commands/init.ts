@@ -1,10 +1,12 @@
 import type { Command } from 'commander';
 import { WorkspaceError } from '../../infra/workspace/atomic.ts';
 import { initWorkspace, rememberWorkspace } from '../../infra/workspace/init.ts';
-import { json, UsageError } from '../context.ts';
-import { commandHint } from '../invocation.ts';
+import { UsageError } from '../context.ts';
+import { initText } from '../init-text.ts';
 import type { CliContext } from '../context.ts';
 
+// (`init [DIR] --empty` of a plain command line is answered before main loads, as this verb answers it:
+// cli/init-early.ts)
 export function registerInit(program: Command, ctx: CliContext): void {
   program
     .command('init')
@@ -25,10 +27,6 @@ export function registerInit(program: Command, ctx: CliContext): void {
         throw e;
       }
       rememberWorkspace(root);
-      if (opts.json) return ctx.out(json({ workspace: root, kind: opts.empty ? 'empty' : 'sample' }));
-      ctx.out(
-        `created workspace ${root} (${opts.empty ? 'empty skeleton' : 'a copy of the sample workspace'})\n` +
-          `next: cd ${JSON.stringify(root)} && ${commandHint()} sandboxes   (add an LLM provider: see the README's "LLM setup")\n`,
-      );
+      ctx.out(initText(root, opts.empty === true, opts.json === true));
     });
 }

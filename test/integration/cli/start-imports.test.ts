@@ -902,3 +902,26 @@ describe("bin/start.mjs, installed: the validator's code cache kept in order", (
     expect(codeCacheFiles(codeCache).sort()).toEqual([cacheOf[0], cacheOf[2], cacheOf[3]].sort());
   }, 300_000);
 });
+
+/**
+ * `init [DIR] --empty` before main loads (src-main/cli/init-early.ts): neither main (commander, every verb's
+ * table) nor node:crypto (~20 modules of Node's own, which the verb cache's module loads only to hash),
+ * nor the builtins' namespaces an ES import builds (docs/scaling.md, issue 29).
+ */
+describe.each([
+  ['sources', () => join(root, 'bin/start.mjs')],
+  ['bundle', installedStart],
+] as const)('bin/start.mjs: init --empty before main (%s)', (kind, startOf) => {
+  it('makes the workspace loading neither main, commander nor node:crypto', () => {
+    const start = startOf();
+    const target = join(dir, `init-early-${kind}`);
+    const r = loads('', ['init', target, '--empty', '--name', 'early'], start);
+    expect(r.out).toMatch(/^created workspace .* \(empty skeleton\)$/m);
+    expect(readFileSync(join(target, '.toolsmith', 'config.toml'), 'utf8')).toContain('name = "early"');
+    const mods = [...modulesLoaded(r)];
+    expect(mods).toContain('src-main/cli/init-early.ts');
+    expect(mods.filter((m) => m === 'src-main/cli/main.ts' || m.startsWith('node_modules/'))).toEqual([]);
+    expect(r.internal.filter((m) => m === 'NativeModule crypto')).toEqual([]);
+    expect(eager(r)).toEqual([]);
+  }, 120_000);
+});

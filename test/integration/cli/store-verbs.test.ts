@@ -4,7 +4,9 @@
  * on the same workspace, once main has kept the config's digest. The cases where the early path answers
  * (a config with warnings, a secret named by the config in a run's task, a damaged store, filters) and
  * where it must leave the answer to main (a --sandbox that lists nothing, a value main refuses, a config
- * edited since the digest, an invalid config). Each child is a fresh Node 24, as a user starts it.
+ * edited since the digest, an invalid config). And `init --empty`, made and said before main loads
+ * (src-main/cli/init-early.ts), against main's answer on a twin target. Each child is a fresh Node 24, as
+ * a user starts it.
  */
 import { fileURLToPath } from 'node:url';
 import { spawnSync } from 'node:child_process';
@@ -197,5 +199,97 @@ describe('runs list and template list before main', () => {
     } finally {
       removeWorkspace(copy);
     }
+  });
+});
+
+/**
+ * `init [DIR] --empty` made and said before main loads (src-main/cli/init-early.ts): main's answer on one
+ * target and bin/start.mjs's on a twin of it (the same name and contents in another folder), the folders'
+ * names put back to one before comparing. Each case: the target as `setup` leaves it, then the verb.
+ */
+describe('init --empty before main', () => {
+  function sameInit(
+    setup: (target: string) => void,
+    args: (target: string) => string[],
+  ): { out: string; err: string; code: number | null; early: boolean } {
+    const parents = { main: mkdtempSync(join(dir, 'init-m-')), start: mkdtempSync(join(dir, 'init-s-')) };
+    const shown = { main: '', start: '' };
+    const said: Record<string, ReturnType<typeof cli>> = {};
+    for (const how of ['main', 'start'] as const) {
+      const target = join(parents[how], 'new-ws');
+      setup(target);
+      said[how] = cli(how, args(target));
+      shown[how] = JSON.stringify({
+        out: said[how].out,
+        err: said[how].err,
+        code: said[how].code,
+      }).replaceAll(parents[how], 'PARENT');
+      if (said[how].code === 0)
+        expect(readFileSync(join(target, '.toolsmith/config.toml'), 'utf8')).toContain('name = ');
+    }
+    expect(shown.start, args('DIR').join(' ')).toBe(shown.main);
+    return { ...said['start']!, early: !said['start']!.main };
+  }
+  const none = () => {};
+  // (the `next:` line names the command that ran: the same for both)
+  beforeAll(() => {
+    env.TOOLSMITH_INVOKED_AS = join(root, 'bin/toolsmith.mjs');
+  });
+  afterAll(() => {
+    delete env.TOOLSMITH_INVOKED_AS;
+  });
+
+  it('makes and says the workspace as main does: a new or empty folder, --json, --name', () => {
+    for (const args of [
+      (t: string) => ['init', t, '--empty'],
+      (t: string) => ['init', '--empty', t, '--json'],
+      (t: string) => ['init', t, '--empty', '--name', 'my ws "quoted"'],
+      (t: string) => ['init', t, '--name=other', '--json', '--empty'],
+    ]) {
+      const r = sameInit(none, args);
+      expect(r.code).toBe(0);
+      expect(r.early).toBe(true);
+    }
+    // an empty folder there already
+    expect(
+      sameInit(
+        (t) => mkdirSync(t),
+        (t) => ['init', t, '--empty'],
+      ).early,
+    ).toBe(true);
+  });
+
+  it('refuses what main refuses, as main says it: a workspace, a folder not empty, a file, with --json too', () => {
+    const workspace = (t: string) => {
+      mkdirSync(join(t, '.toolsmith'), { recursive: true });
+      writeFileSync(join(t, '.toolsmith/config.toml'), 'name = "x"\n');
+    };
+    const notEmpty = (t: string) => {
+      mkdirSync(t);
+      writeFileSync(join(t, 'notes.txt'), 'mine\n');
+    };
+    const file = (t: string) => writeFileSync(t, 'a file\n');
+    for (const setup of [workspace, notEmpty, file])
+      for (const json of [[], ['--json']]) {
+        const r = sameInit(setup, (t) => ['init', t, '--empty', ...json]);
+        expect(r.code).toBe(2);
+        expect(r.err).toMatch(/^toolsmith: /);
+        expect(r.early).toBe(true);
+      }
+  });
+
+  it('leaves to main the command lines it does not read as main does', () => {
+    for (const args of [
+      (t: string) => ['init', t], // (the sample's copy)
+      (t: string) => ['init', t, '--empty', '--name', ''],
+      (t: string) => ['init', t, '--empty', '--name', '  '],
+      (t: string) => ['init', t, '--empty', '--name', 'a', '--name', 'b'],
+      (t: string) => ['init', t, 'other', '--empty'],
+      (t: string) => ['init', t, '--empty', '--bogus'],
+      (t: string) => ['init', '--empty', '--', t],
+      (t: string) => ['--workspace', t, 'init', t, '--empty'],
+      () => ['init', '', '--empty'],
+    ])
+      expect(sameInit(none, args).early, args('DIR').join(' ')).toBe(false);
   });
 });
