@@ -2,10 +2,10 @@
  * The sweep of leftover containers that every CLI verb's service start runs (cli/context.ts), first
  * without Docker's client: one request to the local engine's socket lists this installation's
  * containers, and when none of them was left by a stopped process (the usual case) nothing more loads.
- * No engine on the socket (none installed, or stopped) is nothing to sweep, as the full sweep's failure was.
- * Anything else (a leftover to remove, a remote DOCKER_HOST, an engine that does not answer, an answer
- * this cannot read) takes the full sweep of app/prune.ts, which lists again and removes: dockerode and its
- * modules are ~1 MB of the CLI's bundle and ~80 ms of CPU to load on a slow machine, which `runs list`,
+ * No engine on the socket (none installed, or stopped) is nothing to sweep, as the full sweep's failure
+ * was, and neither is an engine that takes the connection and does not answer (the next start sweeps).
+ * Anything else (a leftover to remove, a remote DOCKER_HOST, an answer this cannot read) takes the full
+ * sweep of app/prune.ts, which lists again and removes: dockerode and its modules are ~1 MB of the CLI's bundle and ~80 ms of CPU to load on a slow machine, which `runs list`,
  * `template list` or `skill list` paid at every start for a sweep that found nothing
  * (docs/scaling.md, "CLI start").
  */
@@ -23,36 +23,41 @@ import type { Leftover } from '../infra/sandbox/installation.ts';
 // Not an ES import of the builtin (its namespace reads every export): see infra/sandbox/image-check.ts.
 const { createConnection } = process.getBuiltinModule('node:net');
 
-interface ListedContainer {
+/** A container as the engine lists it (`GET /containers/json`). */
+export interface ListedContainer {
+  Id: string;
+  Names: string[];
   Labels?: Record<string, string> | null;
+  State: string;
+  Created: number;
 }
 
 /**
- * The engine's `GET /containers/json?all=1` filtered by `labels`, on its unix socket (HTTP/1.0: the
- * engine answers without chunks and closes); `no engine` when nothing listens on that socket (no such
- * file, or the connection refused: Docker's client would fail on the same socket); undefined when it
- * cannot tell (not a unix socket, a status other than 200, a body that is not a JSON array, no answer).
+ * The engine's answer to `GET path` on its unix socket, its body parsed as JSON (HTTP/1.0: the engine
+ * answers without chunks and closes); `no engine` when nothing listens on that socket (no such file, or
+ * the connection refused: Docker's client would fail on the same socket); `no answer` when the socket
+ * said nothing for `timeoutMs` (an engine that took the connection and hangs); undefined when it cannot
+ * tell (not a unix socket, a status other than 200, a body that is not JSON).
  */
-export function listContainersOnSocket(
-  labels: string[],
-  timeoutMs = 5000,
-): Promise<ListedContainer[] | 'no engine' | undefined> {
+function getOnSocket(
+  path: string,
+  timeoutMs: number,
+): Promise<{ body: unknown } | 'no engine' | 'no answer' | undefined> {
   const socketPath = dockerSocket();
   if (!socketPath) return Promise.resolve(undefined);
-  const query = `all=1&filters=${encodeURIComponent(JSON.stringify({ label: labels }))}`;
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let settled = false;
-    const done = (answer: ListedContainer[] | 'no engine' | undefined) => {
+    const done = (answer: { body: unknown } | 'no engine' | 'no answer' | undefined) => {
       if (settled) return;
       settled = true;
       resolve(answer);
       socket.destroy();
     };
     const socket = createConnection(socketPath, () =>
-      socket.write(`GET /containers/json?${query} HTTP/1.0\r\nHost: docker\r\n\r\n`),
+      socket.write(`GET ${path} HTTP/1.0\r\nHost: docker\r\n\r\n`),
     );
-    socket.setTimeout(timeoutMs, () => done(undefined));
+    socket.setTimeout(timeoutMs, () => done('no answer'));
     socket.on('data', (d: Buffer) => chunks.push(d));
     socket.on('error', (e: NodeJS.ErrnoException) =>
       done(
@@ -69,13 +74,37 @@ export function listContainersOnSocket(
       const head = text.slice(0, split);
       if (!/^HTTP\/1\.[01] 200 /.test(head) || /^transfer-encoding:/im.test(head)) return done(undefined);
       try {
-        const body: unknown = JSON.parse(text.slice(split + 4));
-        done(Array.isArray(body) ? (body as ListedContainer[]) : undefined);
+        done({ body: JSON.parse(text.slice(split + 4)) as unknown });
       } catch {
         done(undefined);
       }
     });
   });
+}
+
+/**
+ * The engine's `GET /containers/json?all=1` filtered by `labels` (getOnSocket); undefined when it cannot
+ * tell, a body that is not a JSON array included.
+ */
+export async function listContainersOnSocket(
+  labels: string[],
+  timeoutMs = 5000,
+): Promise<ListedContainer[] | 'no engine' | 'no answer' | undefined> {
+  const query = `all=1&filters=${encodeURIComponent(JSON.stringify({ label: labels }))}`;
+  const got = await getOnSocket(`/containers/json?${query}`, timeoutMs);
+  if (got === 'no engine' || got === 'no answer') return got;
+  return Array.isArray(got?.body) ? (got.body as ListedContainer[]) : undefined;
+}
+
+/**
+ * The engine's version (`GET /version`, what Docker's client's `version()` asks), or undefined when it
+ * cannot tell (getOnSocket: no engine, no answer within `timeoutMs`, a refusal, not a unix socket).
+ */
+export async function engineVersionOnSocket(timeoutMs: number): Promise<string | undefined> {
+  const got = await getOnSocket('/version', timeoutMs);
+  const v =
+    typeof got === 'string' ? undefined : (got?.body as { Version?: unknown } | null | undefined)?.Version;
+  return typeof v === 'string' && v !== '' ? v : undefined;
 }
 
 /**
@@ -90,7 +119,10 @@ export async function pruneLeftoverContainersLight(): Promise<Leftover[]> {
   const id = readOrCreateId(dir);
   const listed = await listContainersOnSocket(['toolsmith.pool=1', `${INSTALLATION_LABEL}=${id}`]);
   // No engine: the full sweep would fail on the same socket (and say nothing), so there is nothing to do.
-  if (listed === 'no engine') return [];
+  // An engine that took the connection and said nothing for 5 s: not swept now (the next start sweeps).
+  // Docker's client, which waits without end, held every verb open after its answer (`runs list`, `pool
+  // status`: never ended).
+  if (listed === 'no engine' || listed === 'no answer') return [];
   const nothingLeft =
     listed !== undefined &&
     listed.every(

@@ -17,9 +17,13 @@ export async function pruneLeftoverContainers(opts: { dryRun?: boolean } = {}): 
   return pruneLeftovers(new Docker(), new Installation(), opts);
 }
 
-/** Every sandbox container of this installation (any Toolsmith process), for `pool status`. */
-export async function listInstallationContainers(): Promise<InstallationContainer[]> {
-  return installationContainers(new Docker(), new Installation());
+/**
+ * Every sandbox container of this installation (any Toolsmith process), for `pool status`; rejects when
+ * the engine has not answered within `timeoutMs` (one that takes the connection and never answers held
+ * the verb open after its answer).
+ */
+export async function listInstallationContainers(timeoutMs = 5000): Promise<InstallationContainer[]> {
+  return installationContainers(new Docker({ timeout: timeoutMs }), new Installation());
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

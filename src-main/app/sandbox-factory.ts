@@ -65,7 +65,14 @@ export async function dockerProbe(
   timeoutMs = 3000,
   patienceMs = enginePatienceMs(),
 ): Promise<{ version?: string; refused?: string }> {
-  const asked = docker.version();
+  // Given up on (no answer within the wait): the request is aborted, else its connection to an engine
+  // that never answers held a one-shot process open after its answer (`pool status`: never ended).
+  const giveUp = new AbortController();
+  // (dockerode takes an options object first, which its types do not say)
+  const version = docker.version.bind(docker) as unknown as (o: {
+    abortSignal: AbortSignal;
+  }) => Promise<Docker.DockerVersion>;
+  const asked = version({ abortSignal: giveUp.signal });
   asked.catch(() => {}); // (a late failure after a timeout is read below or not at all)
   const within = async (ms: number) => {
     let timer: NodeJS.Timeout | undefined;
@@ -87,11 +94,14 @@ export async function dockerProbe(
         `toolsmith: the Docker engine (${engineAddress(docker)}) has not answered in ${timeoutMs / 1000} s: a busy engine; waiting up to ${Math.round(patienceMs / 1000)} s more before the process fallback\n`,
       );
       v = await within(patienceMs);
-      if (v === 'timeout')
+      if (v === 'timeout') {
+        giveUp.abort();
         return {
           refused: `the Docker socket (${engineAddress(docker)}) took the connection but the engine did not answer its version within ${Math.round((timeoutMs + patienceMs) / 1000)} s (a hung or overloaded dockerd: restart it)`,
         };
+      }
     }
+    if (v === 'timeout') giveUp.abort();
     return v === 'timeout' ? {} : { version: v.Version };
   } catch (e) {
     const status = (e as { statusCode?: number }).statusCode;
