@@ -47,6 +47,7 @@ const {
   answerFromCache,
   imageBuildBeforeMain,
   initBeforeMain,
+  poolStatusBeforeMain,
   reachLoopbackDirectly,
   startEarlyMcp,
   storeVerbBeforeMain,
@@ -64,12 +65,14 @@ await startEarlyMcp(argv);
 // `runs list` and `template list` of a workspace whose config's digest is kept: the run store read
 // before main loads (src-main/cli/store-verbs.ts). `init [DIR] --empty`: made and said before main loads
 // (src-main/cli/init-early.ts).
+// `pool status [--json]` with an engine that answers: asked on its socket (src-main/cli/pool-status-early.ts).
 const answered =
   answerFromCache(argv) ??
   (await validateBeforeMain(argv)) ??
   (await imageBuildBeforeMain(argv)) ??
   (await storeVerbBeforeMain(argv)) ??
-  (await initBeforeMain(argv));
+  (await initBeforeMain(argv)) ??
+  (await poolStatusBeforeMain(argv));
 if (answered !== undefined) process.exitCode = answered;
 else {
   const { main } = await import(pathToFileURL(entry).href);

@@ -22,8 +22,11 @@ export interface ConfigDigest {
   secrets: string[];
 }
 
-/** The digest's key for the workspace `dir` as it is now; undefined when it cannot be read. */
-export function configDigestKey(dir: string): string | undefined {
+/**
+ * The digest's key for the workspace `dir` as it is now; undefined when it cannot be read. `label`: which
+ * digest (`pool status` keeps one of its own, pool-status-early.ts).
+ */
+export function configDigestKey(dir: string, label = '(config digest)'): string | undefined {
   try {
     const sandboxes = join(dir, 'sandboxes');
     const withTools = existsSync(sandboxes)
@@ -32,7 +35,7 @@ export function configDigestKey(dir: string): string | undefined {
           .map((d) => d.name)
           .sort()
       : [];
-    return verbKey(dir, ['(config digest)', ...withTools], `${packageVersion()}\0${codeStamp()}`);
+    return verbKey(dir, [label, ...withTools], `${packageVersion()}\0${codeStamp()}`);
   } catch {
     return undefined;
   }

@@ -40,6 +40,10 @@ export interface CliContext {
   reader(cmd: Command): Promise<WorkspaceReader>;
   /** The read-only workspace, when a listing verb opened it. */
   openedReader(): WorkspaceReader | undefined;
+  /** The workspace folder `cmd` names (not checked: `service` and `reader` check it as they open it). */
+  workspaceDir(cmd: Command): string;
+  /** The config's warnings the service said on `err` as it opened, in order (cli/pool-status-early.ts). */
+  configWarningsSaid(): readonly string[];
 }
 
 /** Commands whose process serves many jobs, or shows the pool as a server would run it. */
@@ -68,6 +72,8 @@ export function createContext(out: (t: string) => void, err: (t: string) => void
   let configWordsModule: typeof ConfigWordsModule | undefined;
   /** Leftover containers of this installation's dead processes, removed at every start (see close). */
   let pruning: Promise<unknown> | undefined;
+  /** The config's warnings said as the service opened. */
+  const warningsSaid: string[] = [];
   /** Traces that could not be sent, each said once (an `eval` of many runs meets the same collector). */
   const telemetryFailures = new Set<string>();
   /** The workspace folder `cmd` names; checked (`opening`) before anything opens it. */
@@ -99,6 +105,8 @@ export function createContext(out: (t: string) => void, err: (t: string) => void
     exitCode: 0,
     opened: () => service,
     openedReader: () => reader,
+    workspaceDir: (cmd) => workspaceOf(cmd, false),
+    configWarningsSaid: () => warningsSaid,
     async loadService() {
       serviceModule ??= await import('../app/service.ts');
       configWordsModule ??= await import('./config-words.ts');
@@ -171,7 +179,7 @@ export function createContext(out: (t: string) => void, err: (t: string) => void
           telemetryFailures.add(line);
           err(`telemetry: ${line}\n`);
         },
-        ...(configWordsModule?.configWords(cmd, err) ?? {}),
+        ...(configWordsModule?.configWords(cmd, (t) => (warningsSaid.push(t), err(t))) ?? {}),
         // A setting that was ignored (an OTEL_* endpoint without http:// or https://): said once.
         onTelemetryWarning: (line) => {
           if (telemetryFailures.has(line)) return;

@@ -502,3 +502,17 @@ export async function initBeforeMain(argv: string[]): Promise<number | undefined
   const early = await import('./init-early.ts').catch(() => undefined);
   return early?.answerInitEmpty(argv);
 }
+
+/**
+ * bin/start.mjs's step for `pool status [--json]`, answered before main loads when the engine answers
+ * and main kept the workspace's digest for it (pool-status-early.ts, a chunk of its own); undefined
+ * (anything else, nothing printed) for main() to run.
+ */
+export async function poolStatusBeforeMain(argv: string[]): Promise<number | undefined> {
+  if (verbOf(argv) !== 'pool') return undefined;
+  try {
+    return await (await import('./pool-status-early.ts')).answerPoolStatus(argv);
+  } catch {
+    return undefined;
+  }
+}

@@ -15,18 +15,13 @@ import type { StopSignal } from '../signals.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { visible } from '../../core/text/visible.ts';
 import { skillCallLine, toolCallOutcome } from '../tool-outcome.ts';
+import { installationContainersText, poolStatusText } from '../pool-status-text.ts';
 import {
   frameWhere,
   intermediatesNote,
   notAskedNote,
   notRecordedNote,
 } from '../../core/sandbox/execution.ts';
-
-/** `1/1 ready`, `0/1 ready (1 starting)` or `off`. */
-function standbyText(p: { standby: number; standbyStarting: number; standbyTarget: number }): string {
-  if (p.standbyTarget === 0) return 'off';
-  return `${p.standby}/${p.standbyTarget} ready${p.standbyStarting ? ` (${p.standbyStarting} starting)` : ''}`;
-}
 
 /** One line per outbound request of a tool (its sandbox's egress proxy). */
 export function egressLines(t: ToolCallTrace): string[] {
@@ -225,44 +220,21 @@ export function registerExec(program: Command, ctx: CliContext): void {
     .option('--warm <sandbox>', 'start the sandbox pool before reporting')
     .option('--json', 'print JSON')
     .action(async (o: { warm?: string; json?: boolean }, cmd: Command) => {
+      // What the next start needs to answer before main loads (cli/pool-status-early.ts): its key taken
+      // before the workspace's files are read, so a change made meanwhile misses.
+      const early = o.warm === undefined ? await import('../pool-status-early.ts') : undefined;
+      const dir = ctx.workspaceDir(cmd);
+      const key = early?.poolStatusDigestKey(dir);
       const svc = ctx.service(cmd);
       if (o.warm)
         await svc.execution.executeScript({ sandbox: o.warm, language: 'python', body: 'emit_result(1)\n' });
       const s = await svc.system.status();
+      if (early && key) early.keepPoolStatusDigest(dir, key, s, svc.config, ctx.configWarningsSaid());
       if (o.json) return ctx.out(json(s));
-      ctx.out(
-        `docker: ${s.docker.available ? `engine ${s.docker.version}` : `not available (${s.docker.error}); ${s.docker.hint ?? ''}`}\nisolation: ${s.isolation}\n${s.isolationReason ? `  why: ${s.isolationReason}\n` : ''}`,
-      );
-      for (const i of s.images)
-        ctx.out(
-          `image ${i.runtime}: ${i.tag} ${i.present ? 'present' : 'missing (built on first use, or: toolsmith image build)'}\n`,
-        );
-      for (const p of s.pools)
-        ctx.out(
-          `pool ${p.sandbox}: ${p.size} workers (${p.idle} idle, ${p.busy} busy), ${p.queued} queued, standby ${standbyText(p)}, ${p.replaced} replaced\n${p.lastReplaced ? `  last replaced ${p.lastReplaced.at}: ${p.lastReplaced.reason}\n` : ''}`,
-        );
-      if (!s.pools.length) ctx.out('no pool in this process\n');
-      // The pools of the whole installation: containers by owner (the workbench, serve, mcp, other verbs).
+      ctx.out(poolStatusText(s));
       const { listInstallationContainers } = await import('../../app/prune.ts');
       const all = await listInstallationContainers().catch(() => undefined);
-      if (all === undefined) return;
-      const byOwner = new Map<string, typeof all>();
-      for (const c of all) {
-        const key = `${c.ownerPid ?? '?'}|${c.sandbox || '-'}|${c.live ? 'live' : 'leftover'}`;
-        byOwner.set(key, [...(byOwner.get(key) ?? []), c]);
-      }
-      ctx.out(
-        all.length
-          ? `containers of this installation (every Toolsmith process): ${all.length}\n`
-          : 'no container of this installation is running\n',
-      );
-      for (const [key, cs] of byOwner) {
-        const [pid, sandbox, live] = key.split('|');
-        const states = [...new Set(cs.map((c) => c.state))].join(', ');
-        ctx.out(
-          `  pid ${pid} sandbox ${sandbox}: ${cs.length} container(s) (${states})${live === 'leftover' ? ' left by a stopped process: toolsmith pool prune' : ''}\n`,
-        );
-      }
+      if (all !== undefined) ctx.out(installationContainersText(all));
     });
 
   const tool = program.command('tool').description('run one tool');

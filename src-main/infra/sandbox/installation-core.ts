@@ -10,6 +10,7 @@
  */
 import { join } from 'node:path';
 import { ownPlace } from '../test-run-guard.ts';
+import type { InstallationContainer } from './installation.ts';
 
 const { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } = process.getBuiltinModule('node:fs');
 const { homedir } = process.getBuiltinModule('node:os');
@@ -80,4 +81,27 @@ export function pidAlive(pid: number): boolean {
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/**
+ * A container of the installation as the engine lists it, as `pool status` shows it (installation.ts
+ * `installationContainers` through Docker's client, cli/pool-status-early.ts from the engine's socket);
+ * `running`: whether an instance of the installation still runs.
+ */
+export function installationContainer(
+  c: { Id: string; Names: string[]; Labels: Record<string, string>; State: string; Created: number },
+  running: (instance: string) => boolean,
+): InstallationContainer {
+  const instance = c.Labels[INSTANCE_LABEL] ?? '';
+  const owner = Number(c.Labels['toolsmith.owner']);
+  return {
+    id: c.Id,
+    name: (c.Names[0] ?? '').replace(/^\//, ''),
+    sandbox: c.Labels['toolsmith.sandbox'] ?? '',
+    instance,
+    ownerPid: Number.isInteger(owner) ? owner : null,
+    state: c.State,
+    created: new Date(c.Created * 1000).toISOString(),
+    live: running(instance),
+  };
 }

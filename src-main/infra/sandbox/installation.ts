@@ -13,6 +13,7 @@ import type Docker from 'dockerode';
 import {
   INSTALLATION_LABEL,
   INSTANCE_LABEL,
+  installationContainer,
   instanceEntryRunning,
   randomId,
   readOrCreateId,
@@ -189,20 +190,7 @@ export async function installationContainers(
   });
   return all
     .filter((c) => c.Labels[INSTALLATION_LABEL] === installation.id)
-    .map((c) => {
-      const instance = c.Labels[INSTANCE_LABEL] ?? '';
-      const owner = Number(c.Labels['toolsmith.owner']);
-      return {
-        id: c.Id,
-        name: (c.Names[0] ?? '').replace(/^\//, ''),
-        sandbox: c.Labels['toolsmith.sandbox'] ?? '',
-        instance,
-        ownerPid: Number.isInteger(owner) ? owner : null,
-        state: c.State,
-        created: new Date(c.Created * 1000).toISOString(),
-        live: installation.instanceRunning(instance),
-      };
-    });
+    .map((c) => installationContainer(c, (i) => installation.instanceRunning(i)));
 }
 
 /**

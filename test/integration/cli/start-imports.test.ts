@@ -608,6 +608,64 @@ describe.each([
   }, 120_000);
 });
 
+/**
+ * What `pool status` must not load once main kept its digest (cli/pool-status-early.ts), with the engine
+ * answering: main (commander, every verb's table), the service's graph and the config's zod schemas, the
+ * sandbox factory with Docker's client (~1 MB of the bundle), the LLM clients and the parsers: ~480 ms
+ * of loading of a ~700 ms verb (docs/scaling.md, issue 29). Nor node:fs's `promises` or webcrypto, which
+ * ES imports of those builtins load (EAGER).
+ */
+const POOL_STATUS_HEAVY = [
+  'src-main/cli/main.ts',
+  'node_modules/commander/',
+  'node_modules/zod/',
+  'node_modules/dockerode/',
+  'node_modules/docker-modem/',
+  'src-main/app/service.ts',
+  'src-main/app/sandbox-factory.ts',
+  'src-main/app/config.ts',
+  'src-main/infra/sandbox/docker.ts',
+  'src-main/infra/llm/',
+  'node_modules/@zzzen/pyright-internal/',
+  'node_modules/@babel/',
+];
+
+describe.each([
+  ['sources', () => join(root, 'bin/start.mjs'), ENTRIES.sources],
+  ['bundle', installedStart, ENTRIES.bundle],
+] as const)('bin/start.mjs: pool status before main (%s)', (kind, startOf, mainEntry) => {
+  it("answers as main does (after main kept its digest), loading neither main, the service, the config schemas nor Docker's client", () => {
+    const w = tempWorkspace(`toolsmith-start-imports-pool-${kind}-`);
+    try {
+      appendFileSync(join(w, '.toolsmith/config.toml'), '\n[approval]\nkits = ["ordrs"]\n');
+      const start = startOf();
+      const cache = { XDG_CACHE_HOME: join(dir, `cache-pool-status-${kind}`) };
+      for (const args of [
+        ['--workspace', w, 'pool', 'status'],
+        ['--workspace', w, 'pool', 'status', '--json'],
+      ]) {
+        const full = loads(mainEntry, args, undefined, cache);
+        expect([...modulesLoaded(full)]).toContain('src-main/app/sandbox-factory.ts');
+        const r = loads('', args, start, cache);
+        expect(r.out, args.join(' ')).toBe(full.out);
+        expect(r.err, args.join(' ')).toBe(full.err);
+        expect(r.err).toMatch(/^toolsmith: warning: .*approval\.kits names no kit "ordrs"/m);
+        expect(r.out).toMatch(/"available": true|^docker: engine /m);
+        const mods = [...modulesLoaded(r)];
+        expect(
+          POOL_STATUS_HEAVY.filter((h) => mods.some((m) => m.startsWith(h))),
+          args.join(' '),
+        ).toEqual([]);
+        expect(dockerodeLoaded(r)).toBe(false);
+        expect(mods).toContain('src-main/cli/pool-status-early.ts');
+        expect(eager(r), args.join(' ')).toEqual([]);
+      }
+    } finally {
+      removeWorkspace(w);
+    }
+  }, 180_000);
+});
+
 describe("the bundle's pyright (its English strings only)", () => {
   it('gives the syntax errors the sources give, in English under a German locale', () => {
     // (a script shows its first syntax error only: one script per message)
