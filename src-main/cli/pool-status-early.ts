@@ -157,19 +157,25 @@ export async function answerPoolStatus(argv: string[]): Promise<number | undefin
   const key = poolStatusDigestKey(dir);
   const digest = key === undefined ? undefined : readDigest(dir, key);
   if (!digest) return undefined;
-  const version = await engineVersionOnSocket(ENGINE_WAIT_MS);
-  if (version === undefined) return undefined;
   const data = userDataDir();
   const installation = readOrCreateId(data);
   const paths = imagePaths();
+  // Asked together (the engine's answers are most of this verb's wall time on a loaded machine); the
+  // version decides: without it, main answers (what else was asked ends within its own timeout).
   // (listed with --json too: a leftover is main's to sweep and say)
-  const [listed, ...asks] = await Promise.all([
-    listContainersOnSocket(['toolsmith.pool=1', `${INSTALLATION_LABEL}=${installation}`]),
-    ...digest.runtimes.map(async (runtime) => {
+  const versioning = engineVersionOnSocket(ENGINE_WAIT_MS);
+  const listing = listContainersOnSocket(['toolsmith.pool=1', `${INSTALLATION_LABEL}=${installation}`]);
+  const asking = digest.runtimes.map(async (runtime) => {
+    try {
       const tag = imageTag(runtime as RuntimeImage, paths);
       return { runtime, tag, present: await imagePresent(tag) };
-    }),
-  ]);
+    } catch {
+      return { runtime, tag: '', present: undefined }; // (main's to say)
+    }
+  });
+  const version = await versioning;
+  if (version === undefined) return undefined;
+  const [listed, ...asks] = await Promise.all([listing, ...asking]);
   if (!Array.isArray(listed)) return undefined;
   const images: SystemStatus['images'] = [];
   for (const i of asks) {
