@@ -5,7 +5,8 @@
  * No engine on the socket (none installed, or stopped) is nothing to sweep, as the full sweep's failure
  * was, and neither is an engine that takes the connection and does not answer (the next start sweeps).
  * Anything else (a leftover to remove, a remote DOCKER_HOST, an answer this cannot read) takes the full
- * sweep of app/prune.ts, which lists again and removes: dockerode and its modules are ~1 MB of the CLI's bundle and ~80 ms of CPU to load on a slow machine, which `runs list`,
+ * sweep of app/prune.ts, which lists again and removes: dockerode and its modules are ~1 MB of the
+ * CLI's bundle and ~80 ms of CPU to load on a slow machine, which `runs list`,
  * `template list` or `skill list` paid at every start for a sweep that found nothing
  * (docs/scaling.md, "CLI start").
  */
