@@ -39,7 +39,7 @@ import { resolveWorkspaceDir, workspaceProblem } from '../infra/workspace/init.t
 import { configDigestKey } from './config-digest.ts';
 import { printEarly } from './early-write.ts';
 import { installationContainersText, poolStatusText } from './pool-status-text.ts';
-import { readVerbAnswer, writeVerbAnswer } from './verb-cache.ts';
+import { readVerbAnswer, workspaceBeforeVerb, writeVerbAnswer } from './verb-cache.ts';
 
 /** The digest's label in its key (configDigestKey): the config digest's own is another. */
 const LABEL = '(pool status digest)';
@@ -115,20 +115,9 @@ function readDigest(dir: string, key: string): PoolStatusDigest | undefined {
 export function poolStatusAsked(
   argv: string[],
 ): { workspace: string | undefined; json: boolean } | undefined {
-  let i = 0;
-  let workspace: string | undefined;
-  for (; i < argv.length; i++) {
-    const a = argv[i] ?? '';
-    if (a === '-w' || a === '--workspace') {
-      const v = argv[++i];
-      if (workspace !== undefined || v === undefined || v.startsWith('-')) return undefined;
-      workspace = v;
-    } else if (a.startsWith('--workspace=')) {
-      if (workspace !== undefined) return undefined;
-      workspace = a.slice('--workspace='.length);
-    } else break;
-  }
-  if (workspace !== undefined && workspace.trim() === '') return undefined;
+  const before = workspaceBeforeVerb(argv);
+  if (!before) return undefined;
+  const { workspace, next: i } = before;
   if (argv[i] !== 'pool' || argv[i + 1] !== 'status') return undefined;
   const rest = argv.slice(i + 2);
   if (!rest.every((a) => a === '--json')) return undefined;

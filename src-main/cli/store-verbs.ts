@@ -30,6 +30,7 @@ import { learnSecretsNamed } from '../app/env-secrets.ts';
 import { holdWorkspaceRoot } from '../infra/workspace/atomic.ts';
 import { resolveWorkspaceDir, workspaceProblem } from '../infra/workspace/init.ts';
 import { configDigestKey, readConfigDigest } from './config-digest.ts';
+import { workspaceBeforeVerb } from './verb-cache.ts';
 import { configWarningLine } from './config-words.ts';
 import { printEarly, writeAll } from './early-write.ts';
 import { STORE_ERRORS } from './store-errors.ts';
@@ -85,21 +86,11 @@ function dateOf(v: string): number | undefined {
  * takes the same way is read (a value main would refuse, or one left empty, is main's to say).
  */
 export function storeVerbAsked(argv: string[]): Asked | undefined {
-  let i = 0;
-  let workspace: string | undefined;
   // The workspace option, once, before the verb (a value that looks like an option: main's to read).
-  for (; i < argv.length; i++) {
-    const a = argv[i] ?? '';
-    if (a === '-w' || a === '--workspace') {
-      const v = argv[++i];
-      if (workspace !== undefined || v === undefined || v.startsWith('-')) return undefined;
-      workspace = v;
-    } else if (a.startsWith('--workspace=')) {
-      if (workspace !== undefined) return undefined;
-      workspace = a.slice('--workspace='.length);
-    } else break;
-  }
-  if (workspace !== undefined && workspace.trim() === '') return undefined;
+  const before = workspaceBeforeVerb(argv);
+  if (!before) return undefined;
+  const { workspace } = before;
+  let i = before.next;
   const verb = `${argv[i] ?? ''} ${argv[i + 1] ?? ''}`;
   if (verb !== 'runs list' && verb !== 'template list') return undefined;
   const runs: RunsListOptions = { limit: 50 };

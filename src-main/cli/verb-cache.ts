@@ -279,6 +279,32 @@ export function writeVerbAnswer(workspace: string, answer: VerbAnswer): void {
   pruneSometimes(dirname(file));
 }
 
+/**
+ * The workspace option given once before the verb (`-w DIR`, `--workspace DIR`, `--workspace=DIR`), as the
+ * verbs answered before main read it (store-verbs.ts, pool-status-early.ts): its value and the index of the
+ * word after it; undefined where main is to read it (given twice, a value that looks like an option or is
+ * blank: main says why).
+ */
+export function workspaceBeforeVerb(
+  argv: readonly string[],
+): { workspace: string | undefined; next: number } | undefined {
+  let i = 0;
+  let workspace: string | undefined;
+  for (; i < argv.length; i++) {
+    const a = argv[i] ?? '';
+    if (a === '-w' || a === '--workspace') {
+      const v = argv[++i];
+      if (workspace !== undefined || v === undefined || v.startsWith('-')) return undefined;
+      workspace = v;
+    } else if (a.startsWith('--workspace=')) {
+      if (workspace !== undefined) return undefined;
+      workspace = a.slice('--workspace='.length);
+    } else break;
+  }
+  if (workspace !== undefined && workspace.trim() === '') return undefined;
+  return { workspace, next: i };
+}
+
 /** The verb in `argv` (the first word that is not an option or the global option's value). */
 export function verbOf(argv: string[]): string | undefined {
   for (let i = 0; i < argv.length; i++) {

@@ -12,7 +12,6 @@ import { join } from 'node:path';
 import type Docker from 'dockerode';
 import {
   INSTALLATION_LABEL,
-  INSTANCE_LABEL,
   installationContainer,
   instanceEntryRunning,
   randomId,
@@ -211,18 +210,9 @@ export async function pruneLeftovers(
   for (const c of all) {
     // The label filter is the engine's; checked again here (a second wall against a filter ignored).
     if (c.Labels[INSTALLATION_LABEL] !== installation.id) continue;
-    const instance = c.Labels[INSTANCE_LABEL] ?? '';
-    if (installation.instanceRunning(instance)) continue;
-    const owner = Number(c.Labels['toolsmith.owner']);
-    out.push({
-      id: c.Id,
-      name: (c.Names[0] ?? '').replace(/^\//, ''),
-      sandbox: c.Labels['toolsmith.sandbox'] ?? '',
-      instance,
-      ownerPid: Number.isInteger(owner) ? owner : null,
-      state: c.State,
-      created: new Date(c.Created * 1000).toISOString(),
-    });
+    const { live, ...left } = installationContainer(c, (i) => installation.instanceRunning(i));
+    if (live) continue;
+    out.push(left);
     if (!opts.dryRun)
       await docker
         .getContainer(c.Id)

@@ -8,7 +8,6 @@
  * edited since the digest, an invalid one). And a verb against an engine that takes the connection and
  * never answers ends after its answer (it never did). Each child is a fresh Node 24. Needs Docker.
  */
-import { fileURLToPath } from 'node:url';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,9 +22,9 @@ import {
   INSTANCE_LABEL,
 } from '../../../src-main/infra/sandbox/installation.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
+import { MAIN_SOURCE, runVerb, writeMainAndProbe } from './support/main-or-start.ts';
+import type { Answer } from './support/main-or-start.ts';
 
-const root = fileURLToPath(new URL('../../../', import.meta.url));
-const node = join(root, 'node_modules/.bin/node');
 let dir: string;
 let ws: string;
 let env: NodeJS.ProcessEnv;
@@ -34,22 +33,7 @@ const SECRET = 'sk-pool-status-0123456789';
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'toolsmith-pool-status-'));
   ws = tempWorkspace('toolsmith-pool-status-ws-');
-  writeFileSync(
-    join(dir, 'main.mjs'),
-    `import { pathToFileURL } from 'node:url';
-const { main } = await import(pathToFileURL(process.env.MAIN).href);
-process.exitCode = await main(process.argv.slice(2));
-`,
-  );
-  writeFileSync(
-    join(dir, 'probe.mjs'),
-    `import module from 'node:module';
-const { writeFileSync } = process.getBuiltinModule('node:fs');
-let main = false;
-module.registerHooks({ resolve(s, c, next) { const r = next(s, c); if (r.url.endsWith('/src-main/cli/main.ts')) main = true; return r; } });
-process.on('exit', () => writeFileSync(process.env.PROBE_OUT, JSON.stringify({ main })));
-`,
-  );
+  writeMainAndProbe(dir);
   const home = join(dir, 'home');
   env = {
     ...process.env,
@@ -57,7 +41,7 @@ process.on('exit', () => writeFileSync(process.env.PROBE_OUT, JSON.stringify({ m
     TOOLSMITH_HOME: home,
     TOOLSMITH_DATA_DIR: home,
     POOL_STATUS_KEY: SECRET,
-    MAIN: join(root, 'src-main/cli/main.ts'),
+    MAIN: MAIN_SOURCE,
   };
   delete env['TOOLSMITH_BACKEND'];
   delete env['DOCKER_HOST'];
@@ -79,33 +63,13 @@ afterAll(() => {
   removeWorkspace(ws);
 });
 
-interface Answer {
-  out: string;
-  err: string;
-  code: number | null;
-  main: boolean;
-}
-
-/** One verb: through main() itself, or bin/start.mjs; what it printed, its exit code, whether main loaded. */
-function cli(how: 'main' | 'start', args: string[], more: NodeJS.ProcessEnv = {}, timeout = 150_000): Answer {
-  const probe = join(dir, 'probe.json');
-  rmSync(probe, { force: true });
-  const r = spawnSync(
-    node,
-    [
-      '--import',
-      join(dir, 'probe.mjs'),
-      how === 'main' ? join(dir, 'main.mjs') : join(root, 'bin/start.mjs'),
-      ...args,
-    ],
-    { env: { ...env, ...more, PROBE_OUT: probe }, encoding: 'utf8', timeout },
-  );
-  // (a child killed at the timeout wrote no probe: it loaded main if it got that far, unknown here)
-  const { main } = JSON.parse(readFileSync(probe, { encoding: 'utf8', flag: 'a+' }) || '{"main":true}') as {
-    main: boolean;
-  };
-  return { out: r.stdout, err: r.stderr, code: r.status, main };
-}
+/** One verb: through main() itself, or bin/start.mjs (support/main-or-start.ts). */
+const cli = (
+  how: 'main' | 'start',
+  args: string[],
+  more: NodeJS.ProcessEnv = {},
+  timeout = 150_000,
+): Answer => runVerb(dir, how, args, { ...env, ...more }, timeout);
 
 /** Times of day (the fallback's `at ...`) aside. */
 const bytes = (a: Answer) => ({

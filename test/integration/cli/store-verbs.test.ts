@@ -9,15 +9,15 @@
  * a user starts it.
  */
 import { fileURLToPath } from 'node:url';
-import { spawnSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
+import { MAIN_SOURCE, runVerb, writeMainAndProbe } from './support/main-or-start.ts';
+import type { Answer } from './support/main-or-start.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
-const node = join(root, 'node_modules/.bin/node');
 let dir: string;
 let ws: string;
 let env: NodeJS.ProcessEnv;
@@ -26,31 +26,14 @@ const SECRET = 'sk-store-verbs-0123456789';
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'toolsmith-store-verbs-'));
   ws = tempWorkspace('toolsmith-store-verbs-ws-');
-  // main() called as bin/start.mjs would call it, without the steps before it; and a probe that records
-  // whether main's module loaded.
-  writeFileSync(
-    join(dir, 'main.mjs'),
-    `import { pathToFileURL } from 'node:url';
-const { main } = await import(pathToFileURL(process.env.MAIN).href);
-process.exitCode = await main(process.argv.slice(2));
-`,
-  );
-  writeFileSync(
-    join(dir, 'probe.mjs'),
-    `import module from 'node:module';
-const { writeFileSync } = process.getBuiltinModule('node:fs');
-let main = false;
-module.registerHooks({ resolve(s, c, next) { const r = next(s, c); if (r.url.endsWith('/src-main/cli/main.ts')) main = true; return r; } });
-process.on('exit', () => writeFileSync(process.env.PROBE_OUT, JSON.stringify({ main })));
-`,
-  );
+  writeMainAndProbe(dir);
   env = {
     ...process.env,
     XDG_CACHE_HOME: join(dir, 'cache'),
     TOOLSMITH_HOME: join(dir, 'home'),
     TOOLSMITH_BACKEND: 'process',
     STORE_VERBS_KEY: SECRET,
-    MAIN: join(root, 'src-main/cli/main.ts'),
+    MAIN: MAIN_SOURCE,
   };
   // Runs: the fixture's, and one whose task holds the secret the config names.
   const fixture = readFileSync(join(root, 'test/fixtures/runs/run-v1.json'), 'utf8');
@@ -77,26 +60,8 @@ afterAll(() => {
   removeWorkspace(ws);
 });
 
-/** One verb: through main() itself, or bin/start.mjs; what it printed, its exit code, whether main loaded. */
-function cli(
-  how: 'main' | 'start',
-  args: string[],
-): { out: string; err: string; code: number | null; main: boolean } {
-  const probe = join(dir, 'probe.json');
-  rmSync(probe, { force: true });
-  const r = spawnSync(
-    node,
-    [
-      '--import',
-      join(dir, 'probe.mjs'),
-      how === 'main' ? join(dir, 'main.mjs') : join(root, 'bin/start.mjs'),
-      ...args,
-    ],
-    { env: { ...env, PROBE_OUT: probe }, encoding: 'utf8', timeout: 120_000 },
-  );
-  const { main } = JSON.parse(readFileSync(probe, 'utf8')) as { main: boolean };
-  return { out: r.stdout, err: r.stderr, code: r.status, main };
-}
+/** One verb: through main() itself, or bin/start.mjs (support/main-or-start.ts). */
+const cli = (how: 'main' | 'start', args: string[]): Answer => runVerb(dir, how, args, env);
 
 /** main's answer, then bin/start.mjs's: the same bytes and exit code; whether main answered the second. */
 function same(args: string[]): { out: string; err: string; code: number | null; early: boolean } {

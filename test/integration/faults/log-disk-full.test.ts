@@ -5,40 +5,25 @@
  * bound and written in order once space returns; the failure is said once, naming the log file. Needs
  * root (a small tmpfs, as disk-full.test.ts).
  */
-import { execFileSync } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger, LOG_HELD_BYTES } from '../../../src-main/app/log.ts';
 import { workspaceLogFile } from '../../../src-main/app/log-file.ts';
+import { mountSmallDisk } from './support/small-disk.ts';
+import type { SmallDisk } from './support/small-disk.ts';
 
-const root = mkdtempSync(join(tmpdir(), 'toolsmith-logfull-'));
-const filler = join(root, 'filler');
-
-function fillDisk(): void {
-  for (const size of [64 * 1024, 512, 1]) {
-    const fd = openSync(filler, 'a');
-    try {
-      for (;;) writeSync(fd, Buffer.alloc(size, 1));
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOSPC') throw e;
-    } finally {
-      closeSync(fd);
-    }
-  }
-}
-const freeDisk = () => rmSync(filler, { force: true });
+let disk: SmallDisk;
+let root: string;
+const fillDisk = () => disk.fill();
+const freeDisk = () => disk.free();
 
 beforeAll(() => {
-  if (process.getuid?.() !== 0) throw new Error('the log disk-full tests mount a tmpfs: run them as root');
-  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', root]);
+  disk = mountSmallDisk('toolsmith-logfull-');
+  root = disk.root;
 });
 
-afterAll(() => {
-  execFileSync('umount', ['-l', root]);
-  rmSync(root, { recursive: true, force: true });
-});
+afterAll(() => disk?.remove());
 
 const lines = (file: string) =>
   readFileSync(file, 'utf8')
