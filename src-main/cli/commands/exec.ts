@@ -229,7 +229,8 @@ export function registerExec(program: Command, ctx: CliContext): void {
       if (o.warm)
         await svc.execution.executeScript({ sandbox: o.warm, language: 'python', body: 'emit_result(1)\n' });
       const s = await svc.system.status();
-      if (early && key) early.keepPoolStatusDigest(dir, key, s, svc.config, ctx.configWarningsSaid());
+      if (early && key)
+        early.keepPoolStatusDigest(dir, key, s, svc.workspace.config(), ctx.configWarningsSaid());
       if (o.json) return ctx.out(json(s));
       ctx.out(poolStatusText(s));
       const { listInstallationContainers } = await import('../../app/prune.ts');

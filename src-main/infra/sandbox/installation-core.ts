@@ -10,7 +10,6 @@
  */
 import { join } from 'node:path';
 import { ownPlace } from '../test-run-guard.ts';
-import type { InstallationContainer } from './installation.ts';
 
 const { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } = process.getBuiltinModule('node:fs');
 const { homedir } = process.getBuiltinModule('node:os');
@@ -81,6 +80,24 @@ export function pidAlive(pid: number): boolean {
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** A container of this installation whose process is gone (see installation.ts `pruneLeftovers`). */
+export interface Leftover {
+  id: string;
+  name: string;
+  sandbox: string;
+  /** The instance (Toolsmith process) that made it, and that process's pid when it was recorded. */
+  instance: string;
+  ownerPid: number | null;
+  /** running, exited, created... as the engine says. */
+  state: string;
+  created: string;
+}
+
+/** A container of this installation with whether the process that made it still runs. */
+export interface InstallationContainer extends Leftover {
+  live: boolean;
 }
 
 /**

@@ -21,6 +21,8 @@ import {
 
 // The labels, the data dir and the id's file (installation-core.ts: what a verb's start-up sweep needs).
 export { INSTALLATION_LABEL, INSTANCE_LABEL, pidAlive, userDataDir } from './installation-core.ts';
+export type { InstallationContainer, Leftover } from './installation-core.ts';
+import type { InstallationContainer, Leftover } from './installation-core.ts';
 
 /** How often a registered instance checks that its installation's files are still there (see keep). */
 const KEEP_MS = 500;
@@ -155,24 +157,6 @@ export class Installation {
       .map((f) => f.slice(0, -'.json'.length))
       .filter((i) => this.instanceRunning(i));
   }
-}
-
-/** A container of this installation whose process is gone (see `pruneLeftovers`). */
-export interface Leftover {
-  id: string;
-  name: string;
-  sandbox: string;
-  /** The instance (Toolsmith process) that made it, and that process's pid when it was recorded. */
-  instance: string;
-  ownerPid: number | null;
-  /** running, exited, created... as the engine says. */
-  state: string;
-  created: string;
-}
-
-/** A container of this installation with whether the process that made it still runs. */
-export interface InstallationContainer extends Leftover {
-  live: boolean;
 }
 
 /**
