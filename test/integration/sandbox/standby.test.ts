@@ -312,7 +312,20 @@ describe('standby worker', () => {
     expect((await run(b, 'emit_result(1)\n')).data).toBe(1);
     await poll(() => status(b).standby).toBe(1);
     await poll(() => [status(b).size, status(b).standby]).toEqual([0, 0]);
-    expect((await run(b, 'emit_result(2)\n')).data).toBe(2);
+    // The next job naps while the standby comes back: a worker idle for idleMs would be reaped again
+    // (and its standby with it), so on a loaded machine whose standby takes longer than idleMs to
+    // start, [1, 1] could come and go between two polls once the job had ended.
+    const spawns = factory.spawns;
+    const napping = b.execute({
+      sandbox: 's',
+      language: 'python',
+      code: 'nap(seconds=12)\nemit_result(2)\n',
+      bodyStartLine: 1,
+      tools: { nap: 'nap' },
+      timeoutMs: 30_000,
+    });
     await poll(() => [status(b).size, status(b).standby]).toEqual([1, 1]);
+    expect(factory.spawns).toBe(spawns + 2);
+    expect((await napping).data).toBe(2);
   }, 120_000);
 });
