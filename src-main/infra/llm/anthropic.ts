@@ -6,7 +6,7 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import type { LlmRequest } from '../../core/ports/llm.ts';
-import { CompleteAnswer, findCause } from './guarded-fetch.ts';
+import type { CompleteAnswer } from './guarded-fetch.ts';
 import { answerNotes, SdkProvider, sdkClientOptions } from './sdk-provider.ts';
 import type { SdkProviderOptions, StreamedAnswer, TryContext } from './sdk-provider.ts';
 
@@ -15,8 +15,8 @@ export type AnthropicProviderOptions = SdkProviderOptions;
 export const ANTHROPIC_DEFAULT_URL = 'https://api.anthropic.com';
 
 export class AnthropicProvider extends SdkProvider<Anthropic> {
-  get url(): string {
-    return this.opts.baseUrl ?? ANTHROPIC_DEFAULT_URL;
+  protected get defaultUrl(): string {
+    return ANTHROPIC_DEFAULT_URL;
   }
 
   get kind(): 'anthropic' {
@@ -28,17 +28,11 @@ export class AnthropicProvider extends SdkProvider<Anthropic> {
     return new AnthropicClient(sdkClientOptions(this.opts, 'not-set'));
   }
 
-  protected async stream(client: Anthropic, req: LlmRequest, t: TryContext): Promise<StreamedAnswer> {
-    try {
-      return await this.streamed(client, req, t);
-    } catch (e) {
-      const complete = findCause(e, CompleteAnswer);
-      if (!complete) throw e;
-      return completeAnswer(complete, req, t);
-    }
+  protected completeAnswer(c: CompleteAnswer, req: LlmRequest, t: TryContext): StreamedAnswer {
+    return completeAnswer(c, req, t);
   }
 
-  private async streamed(client: Anthropic, req: LlmRequest, t: TryContext): Promise<StreamedAnswer> {
+  protected async streamed(client: Anthropic, req: LlmRequest, t: TryContext): Promise<StreamedAnswer> {
     // `temperature` is sent as before; this SDK version's types no longer list it.
     const body = {
       model: t.model,

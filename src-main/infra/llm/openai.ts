@@ -7,7 +7,7 @@
  */
 import type OpenAI from 'openai';
 import type { LlmRequest } from '../../core/ports/llm.ts';
-import { CompleteAnswer, findCause } from './guarded-fetch.ts';
+import type { CompleteAnswer } from './guarded-fetch.ts';
 import { answerNotes, SdkProvider, sdkClientOptions } from './sdk-provider.ts';
 import type { SdkProviderOptions, StreamedAnswer, TryContext } from './sdk-provider.ts';
 
@@ -16,8 +16,8 @@ export type OpenAiProviderOptions = SdkProviderOptions;
 export const OPENAI_DEFAULT_URL = 'https://api.openai.com/v1';
 
 export class OpenAiProvider extends SdkProvider<OpenAI> {
-  get url(): string {
-    return this.opts.baseUrl ?? OPENAI_DEFAULT_URL;
+  protected get defaultUrl(): string {
+    return OPENAI_DEFAULT_URL;
   }
 
   get kind(): 'openai' {
@@ -29,17 +29,11 @@ export class OpenAiProvider extends SdkProvider<OpenAI> {
     return new OpenAIClient(sdkClientOptions(this.opts, 'not-needed'));
   }
 
-  protected async stream(client: OpenAI, req: LlmRequest, t: TryContext): Promise<StreamedAnswer> {
-    try {
-      return await this.streamed(client, req, t);
-    } catch (e) {
-      const complete = findCause(e, CompleteAnswer);
-      if (!complete) throw e;
-      return completeAnswer(complete, req, t);
-    }
+  protected completeAnswer(c: CompleteAnswer, req: LlmRequest, t: TryContext): StreamedAnswer {
+    return completeAnswer(c, req, t);
   }
 
-  private async streamed(client: OpenAI, req: LlmRequest, t: TryContext): Promise<StreamedAnswer> {
+  protected async streamed(client: OpenAI, req: LlmRequest, t: TryContext): Promise<StreamedAnswer> {
     const stream = await client.chat.completions.create(
       {
         model: t.model,

@@ -12,7 +12,14 @@ import { clipWords } from '../../core/text/clip.ts';
 import { classifyHttpError } from './classify.ts';
 import { checkAnswerEnd, DEFAULT_DEADLINES, seconds, watchTry } from './deadline.ts';
 import type { Deadlines } from './deadline.ts';
-import { guardedFetch, MAX_ANSWER_BYTES, sizeOf, tryScope } from './guarded-fetch.ts';
+import {
+  CompleteAnswer,
+  findCause,
+  guardedFetch,
+  MAX_ANSWER_BYTES,
+  sizeOf,
+  tryScope,
+} from './guarded-fetch.ts';
 import type { TryProgress } from './guarded-fetch.ts';
 import {
   connectPhase,
@@ -195,14 +202,31 @@ export abstract class SdkProvider<Client> implements LlmProvider {
     this.opts = opts;
   }
 
-  /** The endpoint requests go to. */
-  abstract get url(): string;
+  /** The endpoint requests go to: the configured base URL, else the API's own. */
+  get url(): string {
+    return this.opts.baseUrl ?? this.defaultUrl;
+  }
+  /** The API's own endpoint. */
+  protected abstract get defaultUrl(): string;
   /** The API spoken. */
   abstract get kind(): 'openai' | 'anthropic';
   /** Imports the SDK and makes its client (see sdkClientOptions). */
   protected abstract loadClient(): Promise<Client>;
   /** Sends one request and reads its stream to the end, calling `req.onToken` with each piece. */
-  protected abstract stream(client: Client, req: LlmRequest, t: TryContext): Promise<StreamedAnswer>;
+  protected abstract streamed(client: Client, req: LlmRequest, t: TryContext): Promise<StreamedAnswer>;
+  /** A complete (non-streamed) answer sent where a stream was asked for: its answer, or `c.notAnAnswer()`. */
+  protected abstract completeAnswer(c: CompleteAnswer, req: LlmRequest, t: TryContext): StreamedAnswer;
+
+  /** One request's answer: streamed, or the complete answer a server sent in place of a stream. */
+  private async stream(client: Client, req: LlmRequest, t: TryContext): Promise<StreamedAnswer> {
+    try {
+      return await this.streamed(client, req, t);
+    } catch (e) {
+      const complete = findCause(e, CompleteAnswer);
+      if (!complete) throw e;
+      return this.completeAnswer(complete, req, t);
+    }
+  }
 
   /** The SDK is loaded on first use: one-shot CLI verbs that never call an LLM do not pay for it. */
   private client(): Promise<Client> {
