@@ -11,6 +11,21 @@ export const dedent = (lines: string[]): string[] => {
   return lines.map((l) => l.slice(cut));
 };
 
+/**
+ * The script's lines (CRLF read as LF), the selection `start`-`end` (1-based, inclusive) held within
+ * them, and the selected lines dedented with no trailing blank, ending in one newline.
+ */
+export function selectLines(body: string, from: number, to: number) {
+  const all = body.replace(/\r\n/g, '\n').split('\n');
+  const start = Math.max(1, Math.min(from, all.length));
+  const end = Math.max(start, Math.min(to, all.length));
+  const selected =
+    dedent(all.slice(start - 1, end))
+      .join('\n')
+      .replace(/\s+$/, '') + '\n';
+  return { all, start, end, selected };
+}
+
 /** A value's type as the manual names it (`any` for null: its type is not known from the value). */
 export const valueType = (v: JsonValue): string =>
   typeof v === 'string'

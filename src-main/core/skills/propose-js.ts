@@ -12,7 +12,7 @@ import { proposePattern } from '../templates/template.ts';
 import type { JsonValue } from '../tools/model.ts';
 import type { JsSkillLanguage } from './js-skill.ts';
 import type { SkillProposal } from './propose.ts';
-import { dedent, valueType } from './proposal-parts.ts';
+import { dedent, selectLines, valueType } from './proposal-parts.ts';
 
 type Lit = { value: JsonValue; start: number; end: number };
 
@@ -138,13 +138,7 @@ export function proposeJsSkill(req: {
   language: JsSkillLanguage;
   name?: string;
 }): SkillProposal {
-  const all = req.body.replace(/\r\n/g, '\n').split('\n');
-  const start = Math.max(1, Math.min(req.start, all.length));
-  const end = Math.max(start, Math.min(req.end, all.length));
-  const selected =
-    dedent(all.slice(start - 1, end))
-      .join('\n')
-      .replace(/\s+$/, '') + '\n';
+  const { all, start, end, selected } = selectLines(req.body, req.start, req.end);
   let program: t.Program;
   try {
     program = parseJs(selected, req.language).program;

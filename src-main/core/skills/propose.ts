@@ -14,7 +14,7 @@ import type { PyNode } from '../lang/python/pyright.ts';
 import { proposePattern } from '../templates/template.ts';
 import type { JsonValue } from '../tools/model.ts';
 import type { SkillLanguage, SkillTest } from './skill.ts';
-import { dedent, valueType } from './proposal-parts.ts';
+import { dedent, selectLines, valueType } from './proposal-parts.ts';
 
 export interface SkillProposal {
   name: string;
@@ -115,13 +115,7 @@ export function proposeSkill(req: {
   tools: readonly string[];
   name?: string;
 }): SkillProposal {
-  const all = req.body.replace(/\r\n/g, '\n').split('\n');
-  const start = Math.max(1, Math.min(req.start, all.length));
-  const end = Math.max(start, Math.min(req.end, all.length));
-  const selected =
-    dedent(all.slice(start - 1, end))
-      .join('\n')
-      .replace(/\s+$/, '') + '\n';
+  const { all, start, end, selected } = selectLines(req.body, req.start, req.end);
   const tree = parsePython(selected);
   if (tree.syntaxErrors.length)
     throw new Error(`lines ${start}-${end} are not whole statements: ${tree.syntaxErrors[0]?.message ?? ''}`);
