@@ -323,23 +323,20 @@ export class RunEvents {
    * One write of a suite run this process started (SuiteStore: a case run's tag, a result, its end),
    * made by `write` and mirrored (see mirrorSuite). While the disk is full (or the files take no writes,
    * or the file is being overwritten in place: every DiskFullError), or while earlier writes or run events
-   * are held, it is held in memory in order after them, as a run's events are (within MAX_PENDING_BYTES
-   * with them; past it the error is thrown): written by `flush` (at the next write, every FLUSH_EVERY_MS
-   * and at the close) once the file takes writes again, and after an overwrite also carried from its
-   * mirror when the overwrite is acted on (the held write then writes the same again). The suite run's
-   * reads include them (see heldSuite). Before, only a copy going on held them: on a full disk a result
-   * or the end was refused, the runner's `done` failed with the disk-full error, and the verdicts never
-   * reached the user (the suite run left `running`). A new suite run is still refused.
+   * are held, it is held in memory in order after them, as a run's events are: written by `flush` (at the
+   * next write, every FLUSH_EVERY_MS and at the close) once the file takes writes again, and after an
+   * overwrite also carried from its mirror when the overwrite is acted on (the held write then writes
+   * the same again). The suite run's reads include them (see heldSuite). Before, only a copy going on
+   * held them: on a full disk a result or the end was refused, the runner's `done` failed with the
+   * disk-full error, and the verdicts never reached the user (the suite run left `running`). A new suite
+   * run is still refused. Held past MAX_PENDING_BYTES too (they count toward it, so run events are
+   * refused sooner): a suite run's writes are one tag and one result per case and its end, a few KB
+   * each, bounded by its plan, while refusing one failed the whole suite run (its runner's `done`
+   * rejected with the disk-full error, every verdict lost, the runs still going untagged).
    */
   writeSuite(id: string, change: SuiteChange, what: string, write: () => void): void {
     const bytes = JSON.stringify(change).length;
     const hold = (cause?: DiskFullError) => {
-      if (this.pendingBytes + bytes > MAX_PENDING_BYTES)
-        throw new DiskFullError(
-          this.file,
-          what,
-          `${cause ? `${cause.message}; ` : ''}${this.pendingSuite.length} suite write(s) and ${this.pendingEvents()} event(s) already held in memory, up to the limit of ${MAX_PENDING_BYTES / 1024 / 1024} MB`,
-        );
       this.pendingSuite.push({ id, change, write, bytes });
       this.pendingBytes += bytes;
       this.startFlushTimer();
@@ -348,11 +345,7 @@ export class RunEvents {
     if (this.pendingSuite.length || this.pending.size) {
       // After what is held: in order with it, and written with it once the file takes writes.
       hold();
-      try {
-        this.flush();
-      } catch {
-        // Not a held write's refusal: the timer tries again, and the next write reports it.
-      }
+      this.flush();
     } else
       try {
         storeWrite(this.file, what, write);
@@ -366,6 +359,18 @@ export class RunEvents {
   /** The writes of suite run `id` held in memory, in order (its reads include them: SuiteStore). */
   heldSuite(id: string): SuiteChange[] {
     return this.pendingSuite.filter((w) => w.id === id).map((w) => w.change);
+  }
+
+  /** The case runs whose suite tag naming suite run `id` is held in memory (see writeSuite). */
+  heldRunsOf(id: string): string[] {
+    if (this.pendingSuite.length === 0) return [];
+    return this.pendingSuite.flatMap((w) => (w.id === id && 'tag' in w.change ? [w.change.tag] : []));
+  }
+
+  /** The suite run of a case run whose suite tag is held in memory (see writeSuite), if any. */
+  heldSuiteRunOf(runId: string): string | undefined {
+    if (this.pendingSuite.length === 0) return undefined;
+    return this.pendingSuite.find((w) => 'tag' in w.change && w.change.tag === runId)?.id;
   }
 
   /** Whether the line saying that writes are held was said (see sayHeld); again after they were written. */
@@ -454,47 +459,75 @@ export class RunEvents {
   }
 
   /**
-   * Writes every held event and template count (in order, one transaction per run). Returns whether
-   * nothing is left held; a disk still full leaves them held.
+   * Writes every held event, suite run write and template count (in order, one transaction per run).
+   * Returns whether nothing is left held; a disk still full (or files that take no writes) leaves them
+   * held. A held write the store refuses for another reason (its run deleted by another process, a
+   * constraint, SQLite's own error) stays held and is tried again at each flush (a cause that passes, a
+   * lock, lets it through), said once with its cause (see refusedHeld), and no longer holds back what
+   * was held after it. Before, its error was thrown out of every flush: nothing held after it was ever
+   * written, and the close reported that error instead of what was lost.
    */
   flush(): boolean {
+    const full = (e: unknown) => isDiskFull(e, this.file);
     for (const runId of [...this.pending.keys()]) {
       try {
         this.flushRun(runId);
+        this.refused.delete(runId);
       } catch (e) {
-        if (!isDiskFull(e, this.file)) throw e;
-        return false;
+        if (full(e)) return false;
+        const p = this.pending.get(runId);
+        this.refuse(runId, `${p?.events.length ?? 0} held event(s) of run ${runId}`, e);
       }
     }
     // (after the runs' events: a tag names a case run, which may have been held too)
-    while (this.pendingSuite.length) {
-      const held = this.pendingSuite[0] as (typeof this.pendingSuite)[number];
+    for (const held of [...this.pendingSuite]) {
       try {
         held.write();
       } catch (e) {
-        if (!isDiskFull(e, this.file)) throw e;
-        return false;
+        if (full(e)) return false;
+        this.refuse(held, `a held write of suite run ${held.id} (${suiteWrites([held.change])})`, e);
+        continue;
       }
-      this.pendingSuite.shift();
+      this.refused.delete(held);
+      this.pendingSuite.splice(this.pendingSuite.indexOf(held), 1);
       this.pendingBytes -= held.bytes;
     }
-    while (this.pendingTemplateUses.length) {
-      const [name, success, at] = this.pendingTemplateUses[0] as [string, boolean, number];
+    for (const use of [...this.pendingTemplateUses]) {
+      const [name, success, at] = use;
       try {
         this.stmts.useTemplate.run(name, success ? 1 : 0, success ? 0 : 1, at);
       } catch (e) {
-        if (!isDiskFull(e, this.file)) throw e;
-        return false;
+        if (full(e)) return false;
+        this.refuse(use, `a held use of template ${name}`, e);
+        continue;
       }
-      this.pendingTemplateUses.shift();
+      this.refused.delete(use);
+      this.pendingTemplateUses.splice(this.pendingTemplateUses.indexOf(use), 1);
       this.noteCounter(name);
     }
+    if (this.pending.size || this.pendingSuite.length || this.pendingTemplateUses.length) return false;
     this.stopFlushTimer();
     if (this.heldSaid) {
       this.heldSaid = false;
       this.warn(`the run store ${this.file} takes writes again: everything this process held was written`);
     }
     return true;
+  }
+
+  /**
+   * Held writes the store refused at their last try for a reason other than a full disk or files that
+   * take no writes (see flush), by run id, suite write or template use: the cause in words.
+   */
+  private readonly refused = new Map<unknown, string>();
+
+  /** A held write refused for another reason (see flush): kept held, said once per cause. */
+  private refuse(key: unknown, what: string, e: unknown): void {
+    const cause = errorMessage(e);
+    if (this.refused.get(key) === cause) return;
+    this.refused.set(key, cause);
+    this.warn(
+      `the run store ${this.file} refused ${what} for a reason other than a full disk (${cause}); it stays held and is tried again, and what was held after it is written meanwhile`,
+    );
   }
 
   private flushRun(runId: string): void {
@@ -510,11 +543,8 @@ export class RunEvents {
   private startFlushTimer(): void {
     if (this.flushTimer) return;
     this.flushTimer = setInterval(() => {
-      try {
-        this.flush();
-      } catch {
-        // Not a full disk: the next append of that run reports it.
-      }
+      // (a held write refused for another reason is said by flush, and stays held: see refuse)
+      this.flush();
     }, FLUSH_EVERY_MS);
     this.flushTimer.unref();
   }
@@ -526,9 +556,10 @@ export class RunEvents {
 
   /**
    * Before the store closes: one last try at writing held events. Returns what is lost when the disk
-   * is still full (how many events of which runs), undefined when nothing is.
+   * is still full (how many events of which runs), undefined when nothing is; `full` is false when
+   * every write still held was refused for another reason (see flush), whose causes `lost` names.
    */
-  release(): string | undefined {
+  release(): { lost: string; full: boolean } | undefined {
     this.stopFlushTimer();
     if (this.flush()) return undefined;
     const runs = [...this.pending.keys()];
@@ -543,7 +574,17 @@ export class RunEvents {
         ? `${uses} template use(s) of ${[...new Set(this.pendingTemplateUses.map((u) => u[0]))].join(', ')}`
         : '',
     ].filter(Boolean);
-    return `${what.join(' and ')} were never written (disk full, the store not writable, or being overwritten) and are lost`;
+    const held: unknown[] = [...runs, ...this.pendingSuite, ...this.pendingTemplateUses];
+    const causes = [...new Set(held.flatMap((k) => (this.refused.has(k) ? [this.refused.get(k)] : [])))];
+    const full = held.some((k) => !this.refused.has(k));
+    const why = [
+      full ? 'disk full, the store not writable, or being overwritten' : '',
+      causes.length ? `refused: ${causes.join('; ')}` : '',
+    ].filter(Boolean);
+    return {
+      lost: `${what.join(' and ')} were never written (${why.join('; ')}) and are lost`,
+      full,
+    };
   }
 
   /** Starts a run: writes its run_started event and summary row. Returns the new run id. */
@@ -630,7 +671,7 @@ export class RunEvents {
       if (next === undefined) throw e;
       event = { v: EVENT_VERSION, runId, seq: next, ts, type, data } as RunEvent;
       const p: PendingRun = { events: [], bytes: 0 };
-      this.hold(p, event, e);
+      this.hold(p, event);
       this.pending.set(runId, p);
       this.startFlushTimer();
       if (e instanceof DiskFullError) this.sayHeld(e);
@@ -640,16 +681,16 @@ export class RunEvents {
   }
 
   /** Holds `event` in memory, within MAX_PENDING_BYTES (else throws the disk-full error). */
-  private hold(p: PendingRun, event: RunEvent, cause?: unknown): void {
+  private hold(p: PendingRun, event: RunEvent): void {
     const bytes = JSON.stringify(event.data).length;
+    // (the bound named whatever the cause: before, the first event of a run past it was refused with
+    // the bare disk-full error, which did not say that the run's events were held until the bound)
     if (this.pendingBytes + bytes > MAX_PENDING_BYTES)
-      throw cause instanceof DiskFullError
-        ? cause
-        : new DiskFullError(
-            this.file,
-            'run events',
-            `SQLITE_FULL; ${this.pendingEvents()} events already held in memory, up to the limit of ${MAX_PENDING_BYTES / 1024 / 1024} MB`,
-          );
+      throw new DiskFullError(
+        this.file,
+        'run events',
+        `${this.pendingEvents()} event(s) and ${this.pendingSuite.length} suite write(s) already held in memory, up to the limit of ${MAX_PENDING_BYTES / 1024 / 1024} MB`,
+      );
     p.events.push(event);
     p.bytes += bytes;
     this.pendingBytes += bytes;

@@ -120,6 +120,11 @@ export interface QueryParts {
   dynamic: StatementCache;
   /** A run's events, held ones included (the event log's). */
   events: (runId: string) => RunEvent[];
+  /**
+   * The case runs' suite tags this process holds in memory, not yet written (a full disk: the event
+   * log's): the runs of a suite run, and the suite run of a run. The list and a run's summary include them.
+   */
+  heldTags?: { runsOf: (suiteRun: string) => string[]; suiteRunOf: (runId: string) => string | undefined };
   textWindow?: number;
   fewMatches?: number;
 }
@@ -134,18 +139,26 @@ export class RunQueries {
   private readonly anchors = new Map<string, { version: string; at: Map<number, RunRow> }>();
   private readonly textWindow: number;
   private readonly fewMatches: number;
+  private readonly heldTags: QueryParts['heldTags'];
 
   constructor(parts: QueryParts) {
     this.stmts = parts.stmts;
     this.dynamic = parts.dynamic;
     this.readEvents = parts.events;
+    this.heldTags = parts.heldTags;
     this.textWindow = parts.textWindow ?? TEXT_WINDOW;
     this.fewMatches = parts.fewMatches ?? FEW_MATCHES;
   }
 
   summary(runId: string): RunSummary | undefined {
     const row = this.stmts.getRun.get(runId);
-    return row ? toSummary(liveStatus(row)) : undefined;
+    return row ? this.withHeldTag(toSummary(liveStatus(row))) : undefined;
+  }
+
+  /** A run's summary with its suite tag that this process holds in memory (see QueryParts.heldTags). */
+  private withHeldTag(s: RunSummary): RunSummary {
+    const held = s.suiteRun === null ? this.heldTags?.suiteRunOf(s.id) : undefined;
+    return held === undefined ? s : { ...s, suiteRun: held };
   }
 
   has(runId: string): boolean {
@@ -204,7 +217,7 @@ export class RunQueries {
         ? this.collectText(clause, args, filter, offset, limit + 1)
         : this.pageAt(where, args, filter, offset, limit + 1));
     const more = rows.length > limit;
-    const runs = rows.slice(0, limit).map((r) => toSummary(liveStatus(r)));
+    const runs = rows.slice(0, limit).map((r) => this.withHeldTag(toSummary(liveStatus(r))));
     const page = (t: { total: number; totalExact: boolean }): RunPage => ({ ...t, runs });
     if (where.length === (statuses.length ? 1 : 0) + (kinds.term ? 1 : 0) && !text && !filter.count)
       return page(this.totalFromCounts(counts, statuses, kinds.kinds));
@@ -240,12 +253,20 @@ export class RunQueries {
       ['mode', filter.mode],
       ['model', filter.model],
       ['tier', filter.tier],
-      ['suite_run', filter.suiteRun],
     ] as const) {
       if (v !== undefined) {
         where.push(`r.${col} = ?`);
         args.push(v);
       }
+    }
+    if (filter.suiteRun !== undefined) {
+      // With the case runs whose tag this process still holds in memory (a full disk): before, a case run
+      // was missing from its suite run's runs until its tag was written.
+      const held = this.heldTags?.runsOf(filter.suiteRun) ?? [];
+      where.push(
+        held.length ? `(r.suite_run = ? OR r.id IN (${held.map(() => '?').join(', ')}))` : 'r.suite_run = ?',
+      );
+      args.push(filter.suiteRun, ...held);
     }
     if (filter.from !== undefined) {
       where.push('r.created_at >= ?');

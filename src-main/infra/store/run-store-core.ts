@@ -73,6 +73,7 @@ export class RunStoreCore extends RunQueries {
       stmts,
       dynamic: new StatementCache(db),
       events: (runId) => log.events(runId),
+      heldTags: { runsOf: (id) => log.heldRunsOf(id), suiteRunOf: (runId) => log.heldSuiteRunOf(runId) },
       ...(opts.textWindow !== undefined ? { textWindow: opts.textWindow } : {}),
       ...(opts.fewMatches !== undefined ? { fewMatches: opts.fewMatches } : {}),
     });
@@ -106,7 +107,9 @@ export class RunStoreCore extends RunQueries {
     const lost = this.log.release();
     if (this.conn) this.conn.close();
     else this.db.close();
-    if (lost) throw new DiskFullError(this.file, 'what this process held', lost);
+    if (lost?.full) throw new DiskFullError(this.file, 'what this process held', lost.lost);
+    if (lost)
+      throw new RunStoreError(`what this process held could not be written to ${this.file}: ${lost.lost}`);
   }
 
   /**

@@ -318,6 +318,10 @@ describe('the suite store on a full disk', () => {
       expect(suites.get(suiteRun)).toMatchObject({ status: 'passed', done: 2, passed: 2 });
       expect(suites.results(suiteRun).map((r) => r.rep)).toEqual([0, 1]);
       expect(suites.list('s')[0]).toMatchObject({ id: suiteRun, status: 'passed', done: 2 });
+      // The runs of the suite run include the case run whose tag is held (before: none until written).
+      expect(store.list({ suiteRun }).runs.map((r) => [r.id, r.suiteRun])).toEqual([[runId, suiteRun]]);
+      expect(store.list({ suiteRun, count: true })).toMatchObject({ total: 1, totalExact: true });
+      expect(store.summary(runId)?.suiteRun).toBe(suiteRun);
       // A new suite run is refused, naming the file.
       expect(() => suites.create(spec)).toThrow(DiskFullError);
       expect(() => suites.create(spec)).toThrow(
@@ -364,29 +368,121 @@ describe('the suite store on a full disk', () => {
     }
   });
 
-  it('the suite writes count toward the same bound as the run events: past it the write is refused saying so', () => {
+  it("past the 32 MB bound a run event is refused naming the limit, while the suite run's writes are still held, read and written once space returns", () => {
     const file = join(disk.root, 'bound', 'runs.db');
     mkdirSync(join(disk.root, 'bound'));
     const store = new RunStore(file);
     const suites = new SuiteStore(store);
     const suiteRun = suites.create(spec);
+    const big = store.createRun(runStarted('big'));
     const runId = store.createRun(runStarted('t'));
     disk.fill();
     try {
       // Held events up to just under the bound.
-      store.append(runId, 'run_finished', {
+      store.append(big, 'run_finished', {
         status: 'succeeded',
         result: 'x'.repeat(MAX_PENDING_BYTES - 300),
       });
-      expect(() => suites.addResult(suiteRun, passedCase(runId, 0))).toThrow(
-        /disk full: a suite result could not be written to .*runs\.db .*up to the limit of 32 MB/,
-      );
-      expect(store.pendingSuiteWrites()).toBe(0);
+      // A run event past it: refused, naming the disk and the bound (the run ends with that error).
+      expect(() =>
+        store.append(runId, 'run_finished', { status: 'succeeded', result: 'y'.repeat(1000) }),
+      ).toThrow(/disk full: .*runs\.db .*up to the limit of 32 MB/);
+      // The suite run's writes past it are held (before: refused, and the runner's whole suite run failed).
+      suites.tagRun(runId, suiteRun);
+      suites.addResult(suiteRun, passedCase(runId, 0));
+      suites.addResult(suiteRun, passedCase(runId, 1));
+      suites.finish(suiteRun, 'passed');
+      expect(store.pendingSuiteWrites()).toBe(4);
+      expect(suites.get(suiteRun)).toMatchObject({ status: 'passed', done: 2, passed: 2 });
+      expect(store.list({ suiteRun }).runs.map((r) => r.id)).toEqual([runId]);
     } finally {
       disk.free();
-      // (its held event is larger than the whole disk: dropped with the run, so the close has none)
-      store.delete(runId);
+      // (its held event is larger than the whole disk: dropped with the run)
+      store.delete(big);
+    }
+    expect(store.flush()).toBe(true);
+    store.close();
+    const again = new RunStore(file);
+    try {
+      expect(new SuiteStore(again).get(suiteRun)).toMatchObject({ status: 'passed', done: 2, passed: 2 });
+      expect(again.list({ suiteRun }).runs.map((r) => r.id)).toEqual([runId]);
+    } finally {
+      again.close();
+    }
+  });
+
+  it('a held run event the store refuses for another reason (its run deleted by another process) blocks nothing held after it, and is named with its cause', () => {
+    const file = join(disk.root, 'refused', 'runs.db');
+    mkdirSync(join(disk.root, 'refused'));
+    const said: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      said.push(String(chunk));
+      return write(chunk);
+    });
+    const store = new RunStore(file);
+    const suites = new SuiteStore(store);
+    const suiteRun = suites.create(spec);
+    const gone = store.createRun(runStarted('deleted meanwhile'));
+    const kept = store.createRun(runStarted('kept'));
+    try {
+      disk.fill();
+      store.append(gone, 'tier', { n: 1, tier: 'llm', provider: 'p' });
+      store.append(kept, 'tier', { n: 1, tier: 'llm', provider: 'p' });
+      store.append(kept, 'run_finished', { status: 'succeeded', result: 'ok' });
+      suites.tagRun(kept, suiteRun);
+      suites.addResult(suiteRun, passedCase(kept, 0));
+      store.recordTemplateUse('t1', true);
+      disk.free();
+      // Another process deletes the run whose events this one holds (space back, before its next flush).
+      const other = new RunStore(file);
+      try {
+        expect(other.delete(gone)).toBe(true);
+      } finally {
+        other.close();
+      }
+      // Before: flush threw "no run ..." each time; nothing held after it was ever written.
+      expect(store.flush()).toBe(false);
+      expect(store.pendingEvents()).toBe(1);
+      expect(store.pendingSuiteWrites()).toBe(0);
+      const line = said
+        .join('')
+        .match(
+          new RegExp(
+            `refused 1 held event\\(s\\) of run ${gone} for a reason other than a full disk \\(no run ${gone}\\)`,
+            'g',
+          ),
+        );
+      expect(line, said.join('')).toHaveLength(1);
+      // Said once, however many flushes meet it.
+      store.flush();
+      expect(said.join('').match(/for a reason other than a full disk/g)).toHaveLength(1);
+    } finally {
+      disk.free();
+      vi.restoreAllMocks();
+    }
+    // The close names what is lost and why (not a full disk).
+    let closed: unknown;
+    try {
       store.close();
+    } catch (e) {
+      closed = e;
+    }
+    expect(closed).toBeInstanceOf(Error);
+    expect(closed).not.toBeInstanceOf(DiskFullError);
+    expect(String((closed as Error).message)).toMatch(
+      new RegExp(
+        `^what this process held could not be written to ${escaped(file)}: 1 event\\(s\\) of run\\(s\\) ${gone} were never written \\(refused: no run ${gone}\\) and are lost$`,
+      ),
+    );
+    const again = new RunStore(file);
+    try {
+      expect(again.get(kept)?.status).toBe('succeeded');
+      expect(again.list({ suiteRun }).runs.map((r) => r.id)).toEqual([kept]);
+      expect(new SuiteStore(again).results(suiteRun).map((r) => r.runId)).toEqual([kept]);
+      expect(again.templateStats().get('t1')).toMatchObject({ successes: 1 });
+    } finally {
+      again.close();
     }
   });
 });
