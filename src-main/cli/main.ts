@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { ToolsmithError } from '../app/errors.ts';
 import { createContext, languageAlias, UsageError } from './context.ts';
-import { onUnhandledStop, signalExitCode } from './signals.ts';
+import { exitOnStop, onUnhandledStop } from './signals.ts';
 import type { CliContext } from './context.ts';
 import { MCP_DESCRIPTION } from '../mcp/mcp-tool-names.ts';
 import { cachedVerb, releaseEarlyMcp, startEarlyMcp, verbOf, writeVerbAnswer } from './verb-cache.ts';
@@ -384,13 +384,10 @@ export async function main(
     if (cached?.help) writeVerbAnswer(cached.dir, { key: cached.key, out: cached.out, err: cached.err });
   };
   // A stop signal before a command handles its own (or for a verb with nothing to cancel): close the
-  // service (pools' containers removed, runs recorded) and exit 128+n.
-  const offStop = onUnhandledStop((sig) => {
-    void ctx
-      .close()
-      .catch(() => {})
-      .finally(() => process.exit(signalExitCode(sig)));
-  });
+  // service (pools' containers removed, runs recorded) and exit 128+n, within STOP_GRACE_MS (before, a
+  // Docker engine that took the connection and never answered held the close, and the process, until
+  // the engine's patience ran out, or for ever).
+  const offStop = onUnhandledStop((sig) => exitOnStop(sig, () => ctx.close(), err));
   let program: Command | undefined;
   // The verb ran to its end (its answer, JSON with --json, is out): an error after it (the store's close)
   // is said on stderr only, never as a second JSON document on stdout.

@@ -21,6 +21,58 @@ export const stopReason = (sig: StopSignal): string => `the process received ${s
 export const signalExitCode = (sig: StopSignal): number =>
   128 + (sig === 'SIGINT' ? 2 : sig === 'SIGTERM' ? 15 : 1);
 
+/**
+ * How long a stop signal waits for the process's close (its pools' containers removed, its runs
+ * recorded) before the process exits anyway: a sandbox engine that takes the connection and never
+ * answers (or an MCP server that does not) would hold the close, and the process, for ever. What the
+ * close did not remove is a leftover of a dead process, which the next start removes.
+ */
+export const STOP_GRACE_MS = 3_000;
+
+/**
+ * Closes with `close`, then exits with the signal's code (128 + n); at most STOP_GRACE_MS after the
+ * signal, saying so on stderr with `err`, when the close has not ended by then.
+ */
+export function exitOnStop(sig: StopSignal, close: () => Promise<unknown>, err: (t: string) => void): void {
+  const code = signalExitCode(sig);
+  const late = setTimeout(() => {
+    err(
+      `toolsmith: ${sig}: the close did not end within ${STOP_GRACE_MS / 1000} s (a sandbox engine or MCP server that does not answer); exiting without it (its containers, if any, are removed by the next start)\n`,
+    );
+    process.exit(code);
+  }, STOP_GRACE_MS);
+  void close()
+    .catch(() => {})
+    .finally(() => {
+      clearTimeout(late);
+      process.exit(code);
+    });
+}
+
+/**
+ * How long a command that handles a stop signal itself (`run`, `exec`, `eval`, `serve`, `mcp`: it
+ * cancels what it runs, waits up to 15 s for its runs to record their end, RunService.shutdown, and
+ * closes) has before the process exits anyway: the same wait and STOP_GRACE_MS to close. Before, `exec`
+ * whose Docker engine took the connection and never answered went on waiting for the engine after
+ * SIGTERM (the engine's patience, a minute, then its close).
+ */
+export const COMMAND_STOP_GRACE_MS = 15_000 + STOP_GRACE_MS;
+
+let watchdog: ReturnType<typeof setTimeout> | undefined;
+
+/** After a stop signal a command handles: the process exits at most COMMAND_STOP_GRACE_MS later. */
+function armWatchdog(sig: StopSignal): void {
+  if (watchdog) return;
+  watchdog = setTimeout(() => {
+    process.stderr.write(
+      `toolsmith: ${sig}: the command did not end within ${COMMAND_STOP_GRACE_MS / 1000} s of the signal (a sandbox engine or MCP server that does not answer); exiting without it (its containers, if any, are removed by the next start)\n`,
+    );
+    process.exit(signalExitCode(sig));
+  }, COMMAND_STOP_GRACE_MS);
+  // (a command that ends before it lets the process end: the timer holds nothing)
+  watchdog.unref();
+}
+
 /** Calls `fn` on each stop signal until the returned function is called. */
 export function onStop(fn: (sig: StopSignal) => void): () => void {
   commandHandlers++;
@@ -28,6 +80,7 @@ export function onStop(fn: (sig: StopSignal) => void): () => void {
   const handlers = SIGNALS.map((sig) => {
     const h = () => {
       received = sig;
+      armWatchdog(sig);
       fn(sig);
     };
     process.on(sig, h);
