@@ -538,10 +538,33 @@ export class SuiteService {
       this.store.tagRun(id, suiteRun);
       runIds.add(id);
       const tStarted = performance.now();
-      await started.done;
+      const outcome = await started.done;
       const tDone = performance.now();
       runIds.delete(id);
       const events = await readThroughOverwrite(() => this.runs.store.events(id));
+      // Its end never recorded (its events refused past the bound of what a full disk lets this process
+      // hold): the record cannot be judged, and says so with why, as an infrastructure error. Before, it
+      // read as interrupted "its process ended", which it did not.
+      if (!events.some((e) => e.type === 'run_finished')) {
+        // (the outcome's error may say the same refusal twice, the event's and the end's: said once)
+        const said = outcome.error && [...new Set(outcome.error.split('; '))].join('; ');
+        const why = `the run's record could not be kept: ${said || `it ${outcome.status} with its end unrecorded`}`;
+        return {
+          ...base,
+          runId: id,
+          status: outcome.status,
+          passed: false,
+          attempts: 0,
+          promptTokens: 0,
+          completionTokens: 0,
+          cost: null,
+          latencyMs: Math.round(tDone - t0),
+          verdicts: [],
+          error: why,
+          infra: why,
+          finishedAt: Date.now(),
+        };
+      }
       const rec = deriveRun(events);
       let template: string | undefined;
       for (const e of events) if (e.type === 'tier' && e.data.template) template = e.data.template;

@@ -289,6 +289,101 @@ const spec: SuiteRunSpec = {
   toolsHash: 'h',
 };
 
+describe("the service's suite run past the 32 MB bound of what is held", () => {
+  beforeAll(() => requireDocker(), 120_000);
+
+  it('ends with its verdicts: the case whose run events are refused past the bound is judged with that error, naming the disk and the bound', async () => {
+    const ws = workspace('past-bound');
+    const svc = ToolsmithService.open(ws, { sandboxFactory: createSandboxManager });
+    const store = (await svc.runs()).store;
+    // Another run of this process, whose held event brings what is held up to just under the bound.
+    const big = store.createRun(runStarted('big'));
+    llm.responder = (req) => {
+      if (taskOf(req) !== U1) return undefined;
+      disk.fill();
+      store.append(big, 'run_finished', {
+        status: 'succeeded',
+        result: 'x'.repeat(MAX_PENDING_BYTES - 100),
+      });
+      return answer(req);
+    };
+    try {
+      const progress: SuiteProgress[] = [];
+      svc.onPush((e) => {
+        if (e.type === 'suite_progress') progress.push(e.progress);
+      });
+      const started = (await dispatch(svc, 'suites.start', { name: 'one' })) as
+        { ok: true; value: { suiteRun: string } } | { ok: false; error: { code: string; message: string } };
+      if (!started.ok) throw new Error(started.error.message);
+      const { suiteRun } = started.value;
+      // Before: the result past the bound was refused, the runner failed, the progress stayed `running`.
+      await vi.waitFor(() => expect(progress.at(-1)?.status).not.toBe('running'), {
+        timeout: 240_000,
+        interval: 100,
+      });
+      const got = (await dispatch(svc, 'suites.get', { suiteRun })) as
+        { ok: true; value: SuiteRunFull } | { ok: false; error: { code: string; message: string } };
+      if (!got.ok) throw new Error(got.error.message);
+      expect(got.value.done).toBe(1);
+      // Judged as an infrastructure error naming the disk and the bound (before: "the run was
+      // interrupted: its process ended", which it was not).
+      expect(got.value.results[0]).toMatchObject({ passed: false, status: 'failed' });
+      expect(got.value.results[0]?.infra).toMatch(
+        new RegExp(
+          `^the run's record could not be kept: disk full: run events could not be written to ${escaped(runsDb(ws))} \\(\\d+ event\\(s\\) and \\d+ suite write\\(s\\) already held in memory, up to the limit of 32 MB\\); free space on that disk$`,
+        ),
+      );
+      expect(got.value.matrix.overall.errors).toBe(1);
+      expect(store.pendingSuiteWrites()).toBeGreaterThan(0);
+      // Space returns (the huge held event dropped with its run): the suite run is written whole.
+      disk.free();
+      store.delete(big);
+      await vi.waitFor(() => expect(store.pendingSuiteWrites()).toBe(0), { timeout: POLL_MS, interval: 100 });
+      readStore(ws, (_runs, suites) => {
+        expect(suites.get(suiteRun)).toMatchObject({ status: got.value.status, done: 1 });
+      });
+    } finally {
+      disk.free();
+      llm.responder = undefined;
+      await svc.close().catch(() => {});
+    }
+  }, 300_000);
+});
+
+describe("the workbench's runs of a suite run while a case run's tag is held", () => {
+  it('runs.list by suite run and the run view (runs.get) include the case run whose tag this process holds', async () => {
+    const ws = workspace('api');
+    const svc = ToolsmithService.open(ws);
+    try {
+      const store = (await svc.runs()).store;
+      const suites = new SuiteStore(store);
+      const suiteRun = suites.create(spec);
+      const runId = store.createRun(runStarted('t'));
+      disk.fill();
+      suites.tagRun(runId, suiteRun);
+      expect(store.pendingSuiteWrites()).toBe(1);
+      // The workbench's "Runs of this suite run" (the runs view filtered by it). Before: 0 runs.
+      const listed = (await dispatch(svc, 'runs.list', { suiteRun })) as
+        | { ok: true; value: { runs: { id: string; suiteRun: string | null }[]; total: number } }
+        | { ok: false; error: { message: string } };
+      if (!listed.ok) throw new Error(listed.error.message);
+      expect(listed.value.runs.map((r) => [r.id, r.suiteRun])).toEqual([[runId, suiteRun]]);
+      expect(listed.value.total).toBe(1);
+      // The run view links the case run back to its suite run.
+      const got = (await dispatch(svc, 'runs.get', { runId })) as
+        | { ok: true; value: { suite?: { id: string; name: string } } }
+        | { ok: false; error: { message: string } };
+      if (!got.ok) throw new Error(got.error.message);
+      expect(got.value.suite).toEqual({ id: suiteRun, name: 's' });
+      disk.free();
+      expect(store.flush()).toBe(true);
+    } finally {
+      disk.free();
+      await svc.close();
+    }
+  }, 120_000);
+});
+
 describe('the suite store on a full disk', () => {
   it("holds a case run's tag, its results and the suite run's end in order with the run events, reads them, and writes them once space returns", () => {
     const file = join(disk.root, 'direct', 'runs.db');
