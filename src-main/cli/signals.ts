@@ -36,9 +36,13 @@ export const STOP_GRACE_MS = 3_000;
 export function exitOnStop(sig: StopSignal, close: () => Promise<unknown>, err: (t: string) => void): void {
   const code = signalExitCode(sig);
   const late = setTimeout(() => {
-    err(
-      `toolsmith: ${sig}: the close did not end within ${STOP_GRACE_MS / 1000} s (a sandbox engine or MCP server that does not answer); exiting without it (its containers, if any, are removed by the next start)\n`,
-    );
+    try {
+      err(
+        `toolsmith: ${sig}: the close did not end within ${STOP_GRACE_MS / 1000} s (a sandbox engine or MCP server that does not answer); exiting without it (its containers, if any, are removed by the next start)\n`,
+      );
+    } catch {
+      // (stderr gone: the exit code says it)
+    }
     process.exit(code);
   }, STOP_GRACE_MS);
   void close()
@@ -64,9 +68,13 @@ let watchdog: ReturnType<typeof setTimeout> | undefined;
 function armWatchdog(sig: StopSignal): void {
   if (watchdog) return;
   watchdog = setTimeout(() => {
-    process.stderr.write(
-      `toolsmith: ${sig}: the command did not end within ${COMMAND_STOP_GRACE_MS / 1000} s of the signal (a sandbox engine or MCP server that does not answer); exiting without it (its containers, if any, are removed by the next start)\n`,
-    );
+    try {
+      process.stderr.write(
+        `toolsmith: ${sig}: the command did not end within ${COMMAND_STOP_GRACE_MS / 1000} s of the signal (a sandbox engine or MCP server that does not answer); exiting without it (its containers, if any, are removed by the next start)\n`,
+      );
+    } catch {
+      // (stderr gone: the exit code says it)
+    }
     process.exit(signalExitCode(sig));
   }, COMMAND_STOP_GRACE_MS);
   // (a command that ends before it lets the process end: the timer holds nothing)
