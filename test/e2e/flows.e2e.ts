@@ -137,7 +137,14 @@ describe('run flows', () => {
 
   it('a live run streams tokens into the editor and can be cancelled', async () => {
     const { page, llm } = w;
-    llm.push({ text: fence('emit_result(1)\n' + '# thinking\n'.repeat(200)), streamDelayMs: 60 });
+    // The answer streams its first 40 pieces, then stalls (the connection open) until the run is
+    // cancelled: the run stays live however long the looks below take. (It used to stream for ~8 s and
+    // then run: a reload slower than that on a loaded machine found the run ended, and no Cancel.)
+    llm.push({
+      text: fence('emit_result(1)\n' + '# thinking\n'.repeat(200)),
+      streamDelayMs: 60,
+      stallAfterChunks: 40,
+    });
     await startRun('A slow answer');
     await expect.poll(status).toBe('running');
     await expect
@@ -197,10 +204,17 @@ describe('run flows', () => {
       if (m?.[1])
         calls.push({ method: m[1], body: JSON.parse(r.postData() ?? '{}') as Record<string, unknown> });
     });
+    // The first answer pauses after its second piece until the hold below has taken: the run is still
+    // streaming however long the looks for "Streaming" take. (It used to stream for ~1 s: a loaded
+    // machine's looks could miss that and find the editor past streaming.)
+    let resume = () => {};
+    const resumed = new Promise<void>((r) => (resume = r));
     llm.push(
-      // (streamed slowly: the hold below must take while the run is still streaming, also when the poll
-      // for "Streaming" has backed off to a second between looks on a loaded machine)
-      { text: fence('r = get_user(user_id="u1")\nname = r.data[0]\nemit_result(name)'), streamDelayMs: 200 },
+      {
+        text: fence('r = get_user(user_id="u1")\nname = r.data[0]\nemit_result(name)'),
+        pauseAfterChunks: 2,
+        resume: resumed,
+      },
       fence('r = get_user(user_id="u1")\nemit_result(r.data["name"])'),
     );
     await startRun('Name of user u1, live');
@@ -216,6 +230,7 @@ describe('run flows', () => {
     expect(routes.length).toBeGreaterThan(0);
     holding = true;
     for (const r of routes) held.add(r);
+    resume();
     const runs = await w.svc.runs();
     await expect.poll(() => runs.store.summary(runId)?.status, { timeout: 60_000 }).toBe('succeeded');
     expect(await status()).toBe('running');

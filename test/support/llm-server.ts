@@ -21,6 +21,9 @@ export interface ScriptedAnswer {
   malformed?: boolean;
   /** Streamed: send this many text chunks, then nothing more (the connection stays open). */
   stallAfterChunks?: number;
+  /** Streamed: send this many text chunks, then wait until `resume` settles before sending the rest. */
+  pauseAfterChunks?: number;
+  resume?: Promise<unknown>;
   /** Streamed: send this many text chunks, then end the response with no finish (a cut stream). */
   cutAfterChunks?: number;
   /** Why the answer ended: OpenAI `finish_reason` (default `stop`; `length` = cut at max_tokens) or
@@ -78,6 +81,7 @@ async function faultAt(res: ServerResponse, a: ScriptedAnswer, i: number): Promi
     if (!res.destroyed) await new Promise((resolve) => res.once('close', resolve));
     return true;
   }
+  if (a.pauseAfterChunks === i && a.resume) await a.resume;
   if (a.cutAfterChunks !== undefined && i >= a.cutAfterChunks) {
     res.end();
     return true;

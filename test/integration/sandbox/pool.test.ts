@@ -15,6 +15,7 @@ import {
   INSTALLATION_LABEL,
   INSTANCE_LABEL,
 } from '../../../src-main/infra/sandbox/installation.ts';
+import type { ToolResponse } from '../../../src-main/core/tools/model.ts';
 import { ProcessWorkerFactory } from '../../../src-main/infra/sandbox/process.ts';
 import { dockerSeccompProfile } from '../../../src-main/infra/sandbox/seccomp.ts';
 import { repoRoot } from '../../support/workspace.ts';
@@ -142,21 +143,41 @@ describe('docker pool maintenance', () => {
   it('reaps idle workers down to the minimum, and replaces a worker that died while idle', async () => {
     const f = new DockerWorkerFactory(docker, image);
     cleanup.push(() => f.dispose());
+    // The host tool `hold` answers once the test opens it: both jobs hold their workers until the pool
+    // has been seen at two workers. (With jobs that only slept, a worker whose container started first
+    // could be idle past idleMs, and reaped, before the other's job had ended on a loaded machine.)
+    const held: (() => void)[] = [];
+    const hold = (): Promise<ToolResponse> =>
+      new Promise((resolve) => held.push(() => resolve({ success: true, data: null })));
     const b = new SandboxBackend({
       factory: f,
       pool: { minSize: 1, maxSize: 2, maxJobsPerWorker: 1000, idleMs: 1000, queueTimeoutMs: 30_000 },
       maxOutputBytes: 50 * 1024,
-      specFor: (name, runtime) => ({ name, runtime, toolsSource, hostTools: [], credentials: {} }),
+      specFor: (name, runtime) => ({
+        name,
+        runtime,
+        toolsSource,
+        hostTools: [{ name: 'hold' }],
+        credentials: {},
+      }),
+      hostTools: { hold },
     });
     cleanup.push(() => b.dispose());
-    const both = await Promise.all([
-      run(b, 'time.sleep(0.5)\nemit_result(1)\n'),
-      run(b, 'time.sleep(0.5)\nemit_result(2)\n'),
-    ]);
-    expect(both.map((r) => r.data)).toEqual([1, 2]);
-    expect(b.status()[0]?.size).toBe(2);
+    const holding = (n: number) =>
+      b.execute({
+        sandbox: 's',
+        language: 'python',
+        code: `hold()\nemit_result(${n})\n`,
+        bodyStartLine: 1,
+        tools: { hold: 'hold' },
+        timeoutMs: 60_000,
+      });
+    const both = Promise.all([holding(1), holding(2)]);
+    await expect.poll(() => [held.length, b.status()[0]?.size, b.status()[0]?.busy]).toEqual([2, 2, 2]);
+    for (const open of held) open();
+    expect((await both).map((r) => r.data)).toEqual([1, 2]);
     // Idle reaping: past idleMs the extra worker goes, the minimum stays.
-    await expect.poll(() => b.status()[0]?.size, { timeout: 10_000, interval: 200 }).toBe(1);
+    await expect.poll(() => b.status()[0]?.size, { interval: 200 }).toBe(1);
     expect(b.status()[0]?.lastReplaced?.reason).toMatch(
       /^idle for \d+ s \(the pool shrinks to its minimum\)$/,
     );
@@ -172,10 +193,7 @@ describe('docker pool maintenance', () => {
         .kill()
         .catch(() => {});
     await expect
-      .poll(() => (b.status()[0]?.replaced ?? 0) > before && b.status()[0]?.size === 1, {
-        timeout: 15_000,
-        interval: 200,
-      })
+      .poll(() => (b.status()[0]?.replaced ?? 0) > before && b.status()[0]?.size === 1, { interval: 200 })
       .toBe(true);
     // (the worker's own end, as its connection heard it, not the pool's words)
     expect(b.status()[0]?.lastReplaced?.reason).toMatch(/^the worker (closed its output|stream closed)/);
