@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolResponse } from '../../../src-main/core/tools/model.ts';
 import { POLL_MS } from '../../support/budgets.ts';
 import { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
+import type { WorkerConnection } from '../../../src-main/infra/sandbox/connection.ts';
 import { bubblewrapFactory, dockerFactory, runPython } from '../../support/sandbox.ts';
 import type { TestFactory } from '../../support/sandbox.ts';
 import { repoRoot } from '../../support/workspace.ts';
@@ -230,13 +231,28 @@ for (const [level, make] of [
       expect(r.success, JSON.stringify(r.error)).toBe(true);
       return r.data as string;
     };
-    /** Both workers idle with their next process ready (each has told the host). */
+    /** The connection of each worker the factory started, by id (what the pool's checkout reads). */
+    const conns = new Map<string, WorkerConnection>();
+    /**
+     * Both workers idle with their next process ready: each has told the host (`nextReady`, as the
+     * pool's checkout reads it). Waited for, not slept for: a loaded machine may take longer than any
+     * fixed pause to make a job's process, and a job sent before then goes to the other worker.
+     */
     const settled = () =>
-      new Promise<void>((r) => setTimeout(r, 1500)).then(() =>
-        expect(backend.workerIds('pair')?.workers.length).toBe(2),
-      );
+      expect
+        .poll(() => {
+          const ids = backend.workerIds('pair')?.workers ?? [];
+          return [ids.length, ids.every((id) => conns.get(id)?.nextReady === true)];
+        })
+        .toEqual([2, true]);
     beforeAll(async () => {
       factory = await make();
+      const spawn = factory.spawn.bind(factory);
+      factory.spawn = async (spec, signal) => {
+        const made = await spawn(spec, signal);
+        conns.set(made.id, made.conn);
+        return made;
+      };
       backend = poolBackend(factory, 2, () => fixture + WHO);
       await backend.warm('pair');
     }, 300_000);
@@ -265,7 +281,7 @@ for (const [level, make] of [
       const seen = new Set<string>();
       for (let i = 0; i < 3; i++) {
         seen.add(await who());
-        await new Promise((r) => setTimeout(r, 1000));
+        await settled();
       }
       expect(seen.size).toBe(1);
     });
