@@ -54,7 +54,8 @@ export const PACKAGES = {
   mcp: ['node:*', 'zod', '@modelcontextprotocol/sdk'],
   web: ['node:*', 'zod', 'ws'],
   electron: ['node:*', 'zod', 'electron'],
-  cli: ['node:*', 'zod', 'commander'],
+  // (@noble/hashes: SHA-256 in JS for the cache files' names before main loads, cli/key-parts.ts)
+  cli: ['node:*', 'zod', 'commander', '@noble/hashes'],
   'src-preload': ['electron'],
   'src-renderer': [
     'react',

@@ -7,11 +7,20 @@
  * (verb-cache.ts), under a key hashed from everything those depend on: the package version and code
  * stamp, config.toml's bytes, the sandboxes' names and tools.py files, the kits' names (verbKey and
  * snapshotKey hash more: the skills, the kits' bytes), and which sandbox folders hold a tools.py (an empty
- * tools.py and none hash alike). Any change misses, and main's path (zod's parse of the config, pyright's
+ * tools.py and none hash alike); an unchanged workspace's key is given again from its memo, without
+ * hashing (verb-cache.ts `memoizedKey`). Any change misses, and main's path (zod's parse of the config, pyright's
  * of each tools.py that `[approval]` names) runs and writes it again. An invalid config is never kept.
  */
 import { join } from 'node:path';
-import { codeStamp, packageVersion, readVerbAnswer, verbKey, writeVerbAnswer } from './verb-cache.ts';
+import { snapshotParts } from './sandboxes-cache.ts';
+import {
+  codeStamp,
+  memoizedKey,
+  packageVersion,
+  readVerbAnswer,
+  verbParts,
+  writeVerbAnswer,
+} from './verb-cache.ts';
 
 const { existsSync, readdirSync } = process.getBuiltinModule('node:fs');
 
@@ -35,7 +44,12 @@ export function configDigestKey(dir: string, label = '(config digest)'): string 
           .map((d) => d.name)
           .sort()
       : [];
-    return verbKey(dir, [label, ...withTools], `${packageVersion()}\0${codeStamp()}`);
+    // (verbKey's and snapshotKey's hashes, given again without hashing for an unchanged workspace:
+    // verb-cache.ts `memoizedKey`)
+    const files = memoizedKey(dir, () => snapshotParts(dir));
+    if (!files) return undefined;
+    const version = `${packageVersion()}\0${codeStamp()}`;
+    return memoizedKey(dir, () => verbParts(dir, [label, ...withTools], version, files));
   } catch {
     return undefined;
   }

@@ -12,15 +12,13 @@ import { dirname, join } from 'node:path';
 import type { Response } from '../contract/api.ts';
 import type { CallShape } from '../core/lang/signature.ts';
 import { codeStamp, packageVersion } from './code-stamp.ts';
-import { readRegularFile } from '../infra/workspace/regular-file.ts';
+import { hashParts, sha256Hex } from './key-parts.ts';
+import type { KeyPart } from './key-parts.ts';
 import { cacheFolder, pruneSometimes } from './cache-folder.ts';
 
 // Builtins by process.getBuiltinModule, not ES imports: an ES import builds the module's namespace
 // (node:fs's reads every export, its lazy `promises` too), ~3-5 ms of a one-shot verb's ~25 ms start
 // (docs/scaling.md, "CLI start").
-// node:crypto (~6-10 ms of CPU to load: its ~20 modules) when a hash is made, not at this module's load:
-// `init --empty` and the paths that hash nothing load this module too (docs/scaling.md, issue 29).
-const createHash = (algorithm: string) => process.getBuiltinModule('node:crypto').createHash(algorithm);
 const { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } =
   process.getBuiltinModule('node:fs');
 
@@ -44,51 +42,55 @@ export interface SandboxesSnapshot {
 }
 
 const cacheFile = (workspace: string): string =>
-  join(cacheFolder(), `sandboxes-${createHash('sha256').update(workspace).digest('hex').slice(0, 16)}.json`);
+  join(cacheFolder(), `sandboxes-${sha256Hex(workspace).slice(0, 16)}.json`);
 
 /** The key of the workspace's current state; undefined when it cannot be read (the full path says why). */
 export function snapshotKey(workspace: string): string | undefined {
   try {
-    const h = createHash('sha256');
-    h.update(`${packageVersion()}\0${codeStamp()}\0`);
-    h.update(readRegularFile(join(workspace, '.toolsmith', 'config.toml')));
-    const dir = join(workspace, 'sandboxes');
-    for (const name of existsSync(dir) ? readdirSync(dir).sort() : []) {
-      h.update(`\0${name}\0`);
-      const tools = join(dir, name, 'tools.py');
-      if (existsSync(tools)) h.update(readRegularFile(tools));
-    }
-    // The skills a script may call are part of what a sandbox offers (`validate` refuses a call to one
-    // that is not offered, `tools` lists them): their files and their test verdicts, which decide which
-    // are offered (a `skill create` or `skill delete` must not leave an answer about the old set).
-    const skills = join(workspace, 'skills');
-    const bySandbox = existsSync(skills) ? readdirSync(skills, { withFileTypes: true }) : [];
-    for (const sb of bySandbox.sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      if (!sb.isDirectory()) continue;
-      for (const f of readdirSync(join(skills, sb.name)).sort()) {
-        h.update(`\0skill\0${sb.name}/${f}\0`);
-        h.update(readRegularFile(join(skills, sb.name, f)));
-      }
-    }
-    // The history's names and versions: a call of a deleted skill is refused saying it was deleted and
-    // which version is kept (app/skills.ts `notOffered`), not as a name nobody ever had.
-    const history = join(workspace, '.toolsmith', 'skills-history');
-    const sandboxes = existsSync(history) ? readdirSync(history, { withFileTypes: true }) : [];
-    for (const sb of sandboxes.sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      if (!sb.isDirectory()) continue;
-      for (const name of readdirSync(join(history, sb.name)).sort())
-        h.update(
-          `\0history\0${sb.name}/${name}\0${readdirSync(join(history, sb.name, name))
-            .sort()
-            .join('/')}\0`,
-        );
-    }
-    const verdicts = join(workspace, '.toolsmith', 'skill-tests.json');
-    if (existsSync(verdicts)) h.update(readRegularFile(verdicts));
-    return h.digest('hex');
+    return hashParts(snapshotParts(workspace));
   } catch {
     return undefined;
   }
+}
+
+/** What snapshotKey hashes, in order (key-parts.ts); throws where the workspace cannot be read. */
+export function snapshotParts(workspace: string): KeyPart[] {
+  const parts: KeyPart[] = [`${packageVersion()}\0${codeStamp()}\0`];
+  parts.push({ file: join(workspace, '.toolsmith', 'config.toml') });
+  const dir = join(workspace, 'sandboxes');
+  for (const name of existsSync(dir) ? readdirSync(dir).sort() : []) {
+    parts.push(`\0${name}\0`);
+    const tools = join(dir, name, 'tools.py');
+    if (existsSync(tools)) parts.push({ file: tools });
+  }
+  // The skills a script may call are part of what a sandbox offers (`validate` refuses a call to one
+  // that is not offered, `tools` lists them): their files and their test verdicts, which decide which
+  // are offered (a `skill create` or `skill delete` must not leave an answer about the old set).
+  const skills = join(workspace, 'skills');
+  const bySandbox = existsSync(skills) ? readdirSync(skills, { withFileTypes: true }) : [];
+  for (const sb of bySandbox.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    if (!sb.isDirectory()) continue;
+    for (const f of readdirSync(join(skills, sb.name)).sort()) {
+      parts.push(`\0skill\0${sb.name}/${f}\0`);
+      parts.push({ file: join(skills, sb.name, f) });
+    }
+  }
+  // The history's names and versions: a call of a deleted skill is refused saying it was deleted and
+  // which version is kept (app/skills.ts `notOffered`), not as a name nobody ever had.
+  const history = join(workspace, '.toolsmith', 'skills-history');
+  const sandboxes = existsSync(history) ? readdirSync(history, { withFileTypes: true }) : [];
+  for (const sb of sandboxes.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    if (!sb.isDirectory()) continue;
+    for (const name of readdirSync(join(history, sb.name)).sort())
+      parts.push(
+        `\0history\0${sb.name}/${name}\0${readdirSync(join(history, sb.name, name))
+          .sort()
+          .join('/')}\0`,
+      );
+  }
+  const verdicts = join(workspace, '.toolsmith', 'skill-tests.json');
+  if (existsSync(verdicts)) parts.push({ file: verdicts });
+  return parts;
 }
 
 /** The snapshot of the workspace's state; `key`: its snapshotKey when the caller has it already. */

@@ -30,6 +30,7 @@ import { learnSecretsNamed } from '../app/env-secrets.ts';
 import { holdWorkspaceRoot } from '../infra/workspace/atomic.ts';
 import { resolveWorkspaceDir, workspaceProblem } from '../infra/workspace/init.ts';
 import { configDigestKey, readConfigDigest } from './config-digest.ts';
+import { loadJsSha256 } from './key-parts.ts';
 import { workspaceBeforeVerb } from './verb-cache.ts';
 import { configWarningLine } from './config-words.ts';
 import { printEarly, writeAll } from './early-write.ts';
@@ -194,6 +195,8 @@ async function sweep(): Promise<string> {
 export async function answerStoreVerb(argv: string[]): Promise<number | undefined> {
   const asked = storeVerbAsked(argv);
   if (!asked) return undefined;
+  // (the cache files' names hashed in JS: for an unchanged workspace nothing else is hashed)
+  await loadJsSha256();
   let dir: string;
   try {
     dir = resolveWorkspaceDir(asked.workspace);

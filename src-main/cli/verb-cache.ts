@@ -31,6 +31,8 @@ import { codeStamp, packageVersion } from './code-stamp.ts';
 import { printEarly } from './early-write.ts';
 import { readRegularFile } from '../infra/workspace/regular-file.ts';
 import { readSnapshot, snapshotKey } from './sandboxes-cache.ts';
+import { hashParts, partsSignature, sha256Hex } from './key-parts.ts';
+import type { KeyPart } from './key-parts.ts';
 import { cacheFolder, pruneSometimes } from './cache-folder.ts';
 import { resolveWorkspaceDir } from '../infra/workspace/init.ts';
 import { resourcesDir } from '../infra/workspace/paths.ts';
@@ -41,8 +43,9 @@ export { reachLoopbackDirectly } from '../infra/net/proxy-env.ts';
 // Builtins by process.getBuiltinModule, not ES imports: an ES import builds the module's namespace
 // (node:fs's reads every export, its lazy `promises` too), ~3-5 ms of a one-shot verb's ~25 ms start
 // (docs/scaling.md, "CLI start").
-// node:crypto (~6-10 ms of CPU to load: its ~20 modules) when a hash is made, not at this module's load:
-// `init --empty` and the paths that hash nothing load this module too (docs/scaling.md, issue 29).
+// node:crypto (~12-15 ms of CPU to load: its ~18 modules) when a key is hashed, not at this module's load:
+// `init --empty` and the paths that hash nothing load this module too; the cache files' names and the
+// digests' keys of an unchanged workspace take none (key-parts.ts; docs/scaling.md, issue 29).
 const createHash = (algorithm: string) => process.getBuiltinModule('node:crypto').createHash(algorithm);
 const { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } =
   process.getBuiltinModule('node:fs');
@@ -60,6 +63,14 @@ interface VerbCacheFile {
   workspace: string;
   /** Newest last; at most MAX_ENTRIES. */
   answers: VerbAnswer[];
+  /** Keys hashed before, by what their parts were then (`memoizedKey`); newest last, at most MAX_ENTRIES. */
+  keys?: KeyMemo[];
+}
+
+/** A key and the signature of its parts when it was hashed (key-parts.ts `partsSignature`). */
+interface KeyMemo {
+  signature: string;
+  key: string;
 }
 
 const MAX_ENTRIES = 32;
@@ -196,9 +207,7 @@ export function helpKey(argv: string[], version: string): string {
 const cacheFile = (workspace: string): string =>
   join(
     cacheFolder(),
-    workspace === HELP
-      ? 'verbs-help.json'
-      : `verbs-${createHash('sha256').update(workspace).digest('hex').slice(0, 16)}.json`,
+    workspace === HELP ? 'verbs-help.json' : `verbs-${sha256Hex(workspace).slice(0, 16)}.json`,
   );
 
 /** The key of this command line on the workspace's current state; undefined when it cannot be read. */
@@ -210,64 +219,90 @@ export function verbKey(
 ): string | undefined {
   if (!files) return undefined;
   try {
-    const h = createHash('sha256');
-    h.update(`${version}\0${argv.join('\0')}\0${files}`);
-    // `validate FILE`: the script itself (a FILE that cannot be read is not answered from the cache).
-    const file = verbOf(argv) === 'validate' ? validatedFile(argv) : undefined;
-    if (file !== undefined) {
-      h.update('\0');
-      h.update(readFileSync(file));
-    }
-    const kits = join(workspace, 'kits');
-    for (const name of existsSync(kits) ? readdirSync(kits).sort() : []) {
-      if (!name.endsWith('.kit')) continue;
-      h.update(`\0${name}\0`);
-      h.update(readRegularFile(join(kits, name)));
-    }
-    h.update(`\0${secretsEnv(workspace)}`);
-    // `prompt`: the previous attempt's files it names, and the prompt texts (resources/prompts, or
-    // $TOOLSMITH_RESOURCES's), which neither the package's version nor the code stamp covers.
-    if (verbOf(argv) === 'prompt') {
-      for (const f of promptInputs(argv) ?? []) {
-        h.update('\0input\0');
-        h.update(readRegularFile(f));
-      }
-      const prompts = join(resourcesDir(), 'prompts');
-      for (const name of readdirSync(prompts).sort()) {
-        if (!name.endsWith('.md')) continue;
-        h.update(`\0prompt\0${name}\0`);
-        h.update(readRegularFile(join(prompts, name)));
-      }
-    }
-    return h.digest('hex');
+    return hashParts(verbParts(workspace, argv, version, files));
   } catch {
     return undefined;
   }
 }
+
+/** What verbKey hashes, in order (key-parts.ts); throws where a file cannot be read. */
+export function verbParts(workspace: string, argv: string[], version: string, files: string): KeyPart[] {
+  const parts: KeyPart[] = [`${version}\0${argv.join('\0')}\0${files}`];
+  // `validate FILE`: the script itself (a FILE that cannot be read is not answered from the cache).
+  const file = verbOf(argv) === 'validate' ? validatedFile(argv) : undefined;
+  if (file !== undefined) parts.push('\0', { file, plain: true });
+  const kits = join(workspace, 'kits');
+  for (const name of existsSync(kits) ? readdirSync(kits).sort() : []) {
+    if (!name.endsWith('.kit')) continue;
+    parts.push(`\0${name}\0`, { file: join(kits, name) });
+  }
+  parts.push('\0', { secret: secretsEnv(workspace) });
+  // `prompt`: the previous attempt's files it names, and the prompt texts (resources/prompts, or
+  // $TOOLSMITH_RESOURCES's), which neither the package's version nor the code stamp covers.
+  if (verbOf(argv) === 'prompt') {
+    for (const f of promptInputs(argv) ?? []) parts.push('\0input\0', { file: f });
+    const prompts = join(resourcesDir(), 'prompts');
+    for (const name of readdirSync(prompts).sort()) {
+      if (!name.endsWith('.md')) continue;
+      parts.push(`\0prompt\0${name}\0`, { file: join(prompts, name) });
+    }
+  }
+  return parts;
+}
+
+/**
+ * The key of `parts` (a workspace's: its verbs file keeps the memo) without hashing when the same key was
+ * hashed from parts of the same signature (key-parts.ts: the same texts, the same secrets, each file of
+ * the same stat), else hashed (node:crypto) and its signature kept when its files have settled. Used for
+ * the config digests' keys (config-digest.ts) only: `validate`'s and the other answers' keys are hashed
+ * at every start. Undefined when a part cannot be read.
+ */
+export function memoizedKey(workspace: string, parts: () => KeyPart[], now = Date.now()): string | undefined {
+  let made: KeyPart[];
+  let seen: ReturnType<typeof partsSignature> | undefined;
+  try {
+    made = parts();
+  } catch {
+    return undefined;
+  }
+  try {
+    seen = partsSignature(made, now);
+  } catch {
+    seen = undefined; // (a file that is not there: hashParts says, as it always did)
+  }
+  const known = seen && readFile(workspace)?.keys?.find((k) => k.signature === seen.signature)?.key;
+  if (known) return known;
+  let key: string;
+  try {
+    key = hashParts(made);
+  } catch {
+    return undefined;
+  }
+  if (seen?.settled) keepKey(workspace, { signature: seen.signature, key });
+  return key;
+}
+
+/** The verbs file last read or written by this process (a start reads it for a key's memo, then its answer). */
+let lastRead: { workspace: string; file: VerbCacheFile | undefined } | undefined;
 
 function readFile(workspace: string): VerbCacheFile | undefined {
+  if (lastRead?.workspace === workspace) return lastRead.file;
+  let file: VerbCacheFile | undefined;
   try {
     const f = JSON.parse(readFileSync(cacheFile(workspace), 'utf8')) as VerbCacheFile;
-    return f.version === 1 && f.workspace === workspace && Array.isArray(f.answers) ? f : undefined;
+    file = f.version === 1 && f.workspace === workspace && Array.isArray(f.answers) ? f : undefined;
   } catch {
-    return undefined;
+    file = undefined;
   }
+  lastRead = { workspace, file };
+  return file;
 }
 
-export function readVerbAnswer(workspace: string, key: string): VerbAnswer | undefined {
-  return readFile(workspace)?.answers.find((a) => a.key === key);
-}
-
-/** Best effort: a cache that cannot be written only costs the next call its speed. */
-export function writeVerbAnswer(workspace: string, answer: VerbAnswer): void {
+/** Best effort, as `writeVerbAnswer`. */
+function writeFile(workspace: string, next: VerbCacheFile): void {
   const file = cacheFile(workspace);
+  lastRead = undefined;
   try {
-    const old = readFile(workspace)?.answers.filter((a) => a.key !== answer.key) ?? [];
-    const next: VerbCacheFile = {
-      version: 1,
-      workspace,
-      answers: [...old, answer].slice(-MAX_ENTRIES),
-    };
     mkdirSync(dirname(file), { recursive: true });
     const tmp = `${file}.${process.pid}.tmp`;
     writeFileSync(tmp, JSON.stringify(next));
@@ -277,6 +312,35 @@ export function writeVerbAnswer(workspace: string, answer: VerbAnswer): void {
     return;
   }
   pruneSometimes(dirname(file));
+}
+
+function keepKey(workspace: string, memo: KeyMemo): void {
+  lastRead = undefined; // (read again: another process may have written it since)
+  const f = readFile(workspace);
+  const keys = (f?.keys ?? []).filter((k) => k.signature !== memo.signature);
+  writeFile(workspace, {
+    version: 1,
+    workspace,
+    answers: f?.answers ?? [],
+    keys: [...keys, memo].slice(-MAX_ENTRIES),
+  });
+}
+
+export function readVerbAnswer(workspace: string, key: string): VerbAnswer | undefined {
+  return readFile(workspace)?.answers.find((a) => a.key === key);
+}
+
+/** Best effort: a cache that cannot be written only costs the next call its speed. */
+export function writeVerbAnswer(workspace: string, answer: VerbAnswer): void {
+  lastRead = undefined; // (read again: another process may have written it since)
+  const f = readFile(workspace);
+  const old = f?.answers.filter((a) => a.key !== answer.key) ?? [];
+  writeFile(workspace, {
+    version: 1,
+    workspace,
+    answers: [...old, answer].slice(-MAX_ENTRIES),
+    ...(f?.keys ? { keys: f.keys } : {}),
+  });
 }
 
 /**

@@ -33,6 +33,7 @@ import {
   INSTANCE_LABEL,
 } from '../../../src-main/infra/sandbox/installation.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
+import { SETTLE_MS } from '../../../src-main/cli/key-parts.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const node = join(root, 'node_modules/.bin/node');
@@ -607,6 +608,47 @@ describe.each([
     }
   }, 120_000);
 });
+
+/**
+ * Nor node:crypto (~18 of Node's own modules, ~12-15 ms of CPU) once the workspace's files have settled:
+ * the digest's key is given from its memo (verb-cache.ts `memoizedKey`), the cache files named by a
+ * SHA-256 in JS (key-parts.ts). test/unit/cli/key-memo.test.ts shows that any change hashes again.
+ */
+describe.each([
+  ['sources', () => join(root, 'bin/start.mjs'), ENTRIES.sources],
+  ['bundle', installedStart, ENTRIES.bundle],
+] as const)(
+  'bin/start.mjs: runs list and template list of a settled workspace (%s)',
+  (kind, startOf, mainEntry) => {
+    it('answer as main does without loading node:crypto', async () => {
+      const w = tempWorkspace(`toolsmith-start-imports-settled-${kind}-`);
+      try {
+        await new Promise((r) => setTimeout(r, SETTLE_MS + 500));
+        const start = startOf();
+        const cache = { XDG_CACHE_HOME: join(dir, `cache-settled-${kind}`) };
+        for (const args of [
+          ['--workspace', w, 'runs', 'list'],
+          ['--workspace', w, 'template', 'list', '--json'],
+        ]) {
+          const full = loads(mainEntry, args, undefined, cache);
+          expect([...modulesLoaded(full)]).toContain('src-main/cli/main.ts');
+          for (let i = 0; i < 2; i++) {
+            const r = loads('', args, start, cache);
+            expect(r.out, args.join(' ')).toBe(full.out);
+            expect(r.err, args.join(' ')).toBe(full.err);
+            expect([...modulesLoaded(r)]).toContain('src-main/cli/store-verbs.ts');
+            expect(
+              r.internal.filter((m) => m.includes('crypto')),
+              args.join(' '),
+            ).toEqual([]);
+          }
+        }
+      } finally {
+        removeWorkspace(w);
+      }
+    }, 120_000);
+  },
+);
 
 /**
  * What `pool status` must not load once main kept its digest (cli/pool-status-early.ts), with the engine
