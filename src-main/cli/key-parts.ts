@@ -12,9 +12,8 @@
  * Only node: modules here (every start loads this module); @noble/hashes's SHA-256 (audited, no
  * dependencies) when `loadJsSha256` loads it.
  */
-import type * as Sha2 from '@noble/hashes/sha2.js';
-import type * as NobleUtils from '@noble/hashes/utils.js';
 import { readRegularFile } from '../infra/workspace/regular-file.ts';
+import type * as Sha256Js from './sha256-js.ts';
 
 const { readFileSync, statSync } = process.getBuiltinModule('node:fs');
 
@@ -26,7 +25,7 @@ const { readFileSync, statSync } = process.getBuiltinModule('node:fs');
  */
 export type KeyPart = string | { file: string; plain?: true } | { secret: string };
 
-let js: (typeof Sha2 & typeof NobleUtils) | undefined;
+let js: typeof Sha256Js | undefined;
 
 /**
  * Loads the SHA-256 in JS for `sha256Hex`: for a short text it costs far less than loading node:crypto
@@ -37,11 +36,7 @@ let js: (typeof Sha2 & typeof NobleUtils) | undefined;
  */
 export async function loadJsSha256(): Promise<void> {
   if (js) return;
-  const [sha2, utils] = await Promise.all([
-    import('@noble/hashes/sha2.js'),
-    import('@noble/hashes/utils.js'),
-  ]);
-  js = { ...sha2, ...utils };
+  js = await import('./sha256-js.ts');
 }
 
 /**
@@ -82,7 +77,8 @@ export function partsSignature(
   let settled = true;
   const seen = parts.map((p) => {
     if (typeof p === 'string') return p;
-    if ('secret' in p) return ['secret', sha256Hex(p.secret)];
+    // (no variable set: no value to keep out of the signature, nothing to hash)
+    if ('secret' in p) return p.secret === '[]' ? ['secret', p.secret] : ['secret', sha256Hex(p.secret)];
     if (p.plain) throw new Error('a plain file has no signature');
     const st = statSync(p.file, { bigint: true });
     if (!st.isFile()) throw new Error(`${p.file} is not a regular file`);
