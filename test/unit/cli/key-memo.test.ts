@@ -72,17 +72,20 @@ describe('the config digests keys without hashing', () => {
       v.update(`\0${name}\0`).update(readFileSync(join(ws, 'kits', name)));
     v.update(`\0${JSON.stringify([])}`);
     // (no variable the config names set, so that the secrets' part is `[]`)
-    const saved = { ...process.env };
+    // (each variable taken out and put back by name: replacing process.env with a copy would leave the process's
+    // real environment, which os.tmpdir() reads, apart from the object for every later file of this worker)
     const words = new Set(readFileSync(join(ws, '.toolsmith/config.toml'), 'utf8').match(/\w+/g));
-    for (const n of Object.keys(process.env))
-      if (words.has(n) || n.startsWith('OTEL_EXPORTER_OTLP')) delete process.env[n];
+    const saved = Object.entries(process.env).filter(
+      ([n]) => words.has(n) || n.startsWith('OTEL_EXPORTER_OTLP'),
+    );
+    for (const [n] of saved) delete process.env[n];
     try {
       expect(verbKey(ws, argv, version)).toBe(v.digest('hex'));
       expect(memoizedKey(ws, () => verbParts(ws, argv, version, files), later())).toBe(
         verbKey(ws, argv, version),
       );
     } finally {
-      process.env = saved;
+      for (const [n, v] of saved) process.env[n] = v;
     }
   });
 

@@ -126,6 +126,17 @@ describe('tests never see the home of the person running them', () => {
     expect(files).toContain(tmpdir());
   });
 
+  it('no test replaces process.env (its real environment, which os.tmpdir() reads, would stay apart from it)', () => {
+    // After process.env is replaced with a copy, the per-file home's TMPDIR and the others are set on a plain object
+    // only: later files of the same worker made their temporary folders in a removed file's.
+    const hits = ['test', 'bench'].flatMap((d) =>
+      [...files(join(root, d))].flatMap((f) =>
+        /process\.env\s*=(?!=)/.test(readFileSync(f, 'utf8')) ? [relative(root, f)] : [],
+      ),
+    );
+    expect(hits).toEqual([]);
+  });
+
   it('no test, bench or script turns its own URL into a path with .pathname (a clone in "My Projects" reads %20)', () => {
     const hits = ['test', 'bench', 'scripts'].flatMap((d) =>
       [...files(join(root, d))].flatMap((f) =>
