@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot, removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
+import { writeMain } from './support/main-or-start.ts';
 
 const node = join(repoRoot, 'node_modules/.bin/node');
 /** Longer than the grace a signal gives the close (3 s) or a command (18 s); far less than the engine's patience. */
@@ -33,13 +34,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'toolsmith-stop-hung-'));
   ws = tempWorkspace('toolsmith-stop-hung-ws-');
   writeFileSync(join(dir, 'script.py'), 'emit_result(1)\n');
-  writeFileSync(
-    join(dir, 'main.mjs'),
-    `import { pathToFileURL } from 'node:url';
-const { main } = await import(pathToFileURL(process.env.MAIN).href);
-process.exitCode = await main(process.argv.slice(2));
-`,
-  );
+  writeMain(dir);
   // Marks, as it happens (a process ended by a signal runs no exit handler), that main's module loaded.
   writeFileSync(
     join(dir, 'probe.mjs'),

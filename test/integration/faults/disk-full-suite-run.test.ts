@@ -207,17 +207,31 @@ describe('toolsmith eval on a disk that fills while a case runs', () => {
   }, 300_000);
 });
 
+/** What the process writes on stderr from now on (still written through), line by line as written. */
+function stderrLines(): string[] {
+  const said: string[] = [];
+  const write = process.stderr.write.bind(process.stderr);
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    said.push(String(chunk));
+    return write(chunk);
+  });
+  return said;
+}
+
+/** A run store of its own on the small disk (in the folder `name`) and its suite store. */
+function stores(name: string): { file: string; store: RunStore; suites: SuiteStore } {
+  const file = join(disk.root, name, 'runs.db');
+  mkdirSync(join(disk.root, name));
+  const store = new RunStore(file);
+  return { file, store, suites: new SuiteStore(store) };
+}
+
 describe("the service's suite run (the workbench, run_suite) on a disk that fills", () => {
   beforeAll(() => requireDocker(), 120_000);
 
   it('ends with its verdicts while the disk is full (the view reads the held writes); they are written once space returns; a new suite run is refused as infra naming the file', async () => {
     const ws = workspace('service');
-    const said: string[] = [];
-    const write = process.stderr.write.bind(process.stderr);
-    vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      said.push(String(chunk));
-      return write(chunk);
-    });
+    const said = stderrLines();
     llm.responder = (req) => {
       if (taskOf(req) !== U1) return undefined;
       disk.fill();
@@ -386,16 +400,8 @@ describe("the workbench's runs of a suite run while a case run's tag is held", (
 
 describe('the suite store on a full disk', () => {
   it("holds a case run's tag, its results and the suite run's end in order with the run events, reads them, and writes them once space returns", () => {
-    const file = join(disk.root, 'direct', 'runs.db');
-    mkdirSync(join(disk.root, 'direct'));
-    const said: string[] = [];
-    const write = process.stderr.write.bind(process.stderr);
-    vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      said.push(String(chunk));
-      return write(chunk);
-    });
-    const store = new RunStore(file);
-    const suites = new SuiteStore(store);
+    const said = stderrLines();
+    const { file, store, suites } = stores('direct');
     let suiteRun = '';
     let runId = '';
     try {
@@ -444,10 +450,7 @@ describe('the suite store on a full disk', () => {
   });
 
   it('closing while the disk is still full names the suite run whose writes are lost', () => {
-    const file = join(disk.root, 'lost', 'runs.db');
-    mkdirSync(join(disk.root, 'lost'));
-    const store = new RunStore(file);
-    const suites = new SuiteStore(store);
+    const { store, suites } = stores('lost');
     const suiteRun = suites.create(spec);
     disk.fill();
     try {
@@ -464,10 +467,7 @@ describe('the suite store on a full disk', () => {
   });
 
   it("past the 32 MB bound a run event is refused naming the limit, while the suite run's writes are still held, read and written once space returns", () => {
-    const file = join(disk.root, 'bound', 'runs.db');
-    mkdirSync(join(disk.root, 'bound'));
-    const store = new RunStore(file);
-    const suites = new SuiteStore(store);
+    const { file, store, suites } = stores('bound');
     const suiteRun = suites.create(spec);
     const big = store.createRun(runStarted('big'));
     const runId = store.createRun(runStarted('t'));
@@ -507,16 +507,8 @@ describe('the suite store on a full disk', () => {
   });
 
   it('a held run event the store refuses for another reason (its run deleted by another process) blocks nothing held after it, and is named with its cause', () => {
-    const file = join(disk.root, 'refused', 'runs.db');
-    mkdirSync(join(disk.root, 'refused'));
-    const said: string[] = [];
-    const write = process.stderr.write.bind(process.stderr);
-    vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      said.push(String(chunk));
-      return write(chunk);
-    });
-    const store = new RunStore(file);
-    const suites = new SuiteStore(store);
+    const said = stderrLines();
+    const { file, store, suites } = stores('refused');
     const suiteRun = suites.create(spec);
     const gone = store.createRun(runStarted('deleted meanwhile'));
     const kept = store.createRun(runStarted('kept'));

@@ -20,8 +20,8 @@ export interface Answer {
   main: boolean;
 }
 
-/** Writes the two scripts `runVerb` starts into `dir`. */
-export function writeMainAndProbe(dir: string): void {
+/** Writes `main.mjs` into `dir`: it runs main() of the module `$MAIN` with its arguments. */
+export function writeMain(dir: string): void {
   writeFileSync(
     join(dir, 'main.mjs'),
     `import { pathToFileURL } from 'node:url';
@@ -29,6 +29,11 @@ const { main } = await import(pathToFileURL(process.env.MAIN).href);
 process.exitCode = await main(process.argv.slice(2));
 `,
   );
+}
+
+/** Writes the two scripts `runVerb` starts into `dir`. */
+export function writeMainAndProbe(dir: string): void {
+  writeMain(dir);
   writeFileSync(
     join(dir, 'probe.mjs'),
     `import module from 'node:module';
