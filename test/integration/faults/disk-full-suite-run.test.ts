@@ -207,6 +207,18 @@ describe('toolsmith eval on a disk that fills while a case runs', () => {
   }, 300_000);
 });
 
+/** The workbench's Start of the suite `one` on `svc`: its id, and its suite_progress pushes as they come. */
+async function startSuite(svc: ToolsmithService): Promise<{ suiteRun: string; progress: SuiteProgress[] }> {
+  const progress: SuiteProgress[] = [];
+  svc.onPush((e) => {
+    if (e.type === 'suite_progress') progress.push(e.progress);
+  });
+  const started = (await dispatch(svc, 'suites.start', { name: 'one' })) as
+    { ok: true; value: { suiteRun: string } } | { ok: false; error: { code: string; message: string } };
+  if (!started.ok) throw new Error(started.error.message);
+  return { suiteRun: started.value.suiteRun, progress };
+}
+
 /** What the process writes on stderr from now on (still written through), line by line as written. */
 function stderrLines(): string[] {
   const said: string[] = [];
@@ -239,15 +251,8 @@ describe("the service's suite run (the workbench, run_suite) on a disk that fill
     };
     const svc = ToolsmithService.open(ws, { sandboxFactory: createSandboxManager });
     try {
-      const progress: SuiteProgress[] = [];
-      svc.onPush((e) => {
-        if (e.type === 'suite_progress') progress.push(e.progress);
-      });
       // The workbench's Start: the outcome comes by suite_progress, the view by suites.get.
-      const started = (await dispatch(svc, 'suites.start', { name: 'one' })) as
-        { ok: true; value: { suiteRun: string } } | { ok: false; error: { code: string; message: string } };
-      if (!started.ok) throw new Error(started.error.message);
-      const { suiteRun } = started.value;
+      const { suiteRun, progress } = await startSuite(svc);
       // Before: the progress never left `running` (the result could not be written, nor the end).
       await vi.waitFor(() => expect(progress.at(-1)?.status).toBe('passed'), {
         timeout: 240_000,
@@ -322,14 +327,7 @@ describe("the service's suite run past the 32 MB bound of what is held", () => {
       return answer(req);
     };
     try {
-      const progress: SuiteProgress[] = [];
-      svc.onPush((e) => {
-        if (e.type === 'suite_progress') progress.push(e.progress);
-      });
-      const started = (await dispatch(svc, 'suites.start', { name: 'one' })) as
-        { ok: true; value: { suiteRun: string } } | { ok: false; error: { code: string; message: string } };
-      if (!started.ok) throw new Error(started.error.message);
-      const { suiteRun } = started.value;
+      const { suiteRun, progress } = await startSuite(svc);
       // Before: the result past the bound was refused, the runner failed, the progress stayed `running`.
       await vi.waitFor(() => expect(progress.at(-1)?.status).not.toBe('running'), {
         timeout: 240_000,
