@@ -4,7 +4,8 @@
  * and `partsSignature` tells what they are now without reading any file's bytes (each file by its stat:
  * device, inode, size, mode, and the modification and change times in nanoseconds), so that a key
  * hashed before from the same signature can be given again (verb-cache.ts `memoizedKey`: the config
- * digests' keys of `runs list`, `template list` and `pool status`, answered before main loads).
+ * digests' keys of `runs list`, `template list` and `pool status`, answered before main loads; the
+ * image tags of `pool status`, image-tag-memo.ts).
  * A file's change time (ctime) is set by the kernel at every write, rename onto it, chmod or `touch`,
  * and no process can set it back; a signature whose files changed in the last `SETTLE_MS` is not kept
  * (a write in the same clock tick as the stat would leave its times as they were: git's "racily clean"
@@ -31,8 +32,8 @@ let js: typeof Sha256Js | undefined;
  * Loads the SHA-256 in JS for `sha256Hex`: for a short text it costs far less than loading node:crypto
  * (~1-2 ms against ~12-15; for a workspace's ~10 KB of files it would cost more, which is why the keys
  * themselves are hashed by node:crypto). The paths answered before main that can hash nothing else call
- * it (store-verbs.ts: `runs list`, `template list`; not `pool status`, whose image tags are hashed by
- * node:crypto, images.ts).
+ * it (store-verbs.ts: `runs list`, `template list`; pool-status-early.ts: `pool status`, whose image
+ * tags come from a memo once the install has settled, image-tag-memo.ts).
  */
 export async function loadJsSha256(): Promise<void> {
   if (js) return;

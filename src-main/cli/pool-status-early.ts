@@ -25,7 +25,6 @@ import { imagePaths } from '../app/images-light.ts';
 import { engineVersionOnSocket, listContainersOnSocket } from '../app/prune-light.ts';
 import { knownSecrets } from '../core/records/redact.ts';
 import { dockerSocket, imagePresent } from '../infra/sandbox/image-check.ts';
-import { imageTag } from '../infra/sandbox/images.ts';
 import type { RuntimeImage } from '../infra/sandbox/images.ts';
 // (the installation's core, not installation.ts: node:fs and node:crypto taken by getBuiltinModule)
 import {
@@ -37,6 +36,8 @@ import {
 } from '../infra/sandbox/installation-core.ts';
 import { resolveWorkspaceDir, workspaceProblem } from '../infra/workspace/init.ts';
 import { configDigestKey } from './config-digest.ts';
+import { memoizedImageTag } from './image-tag-memo.ts';
+import { loadJsSha256 } from './key-parts.ts';
 import { printEarly } from './early-write.ts';
 import { installationContainersText, poolStatusText } from './pool-status-text.ts';
 import { readVerbAnswer, workspaceBeforeVerb, writeVerbAnswer } from './verb-cache.ts';
@@ -143,6 +144,9 @@ export async function answerPoolStatus(argv: string[]): Promise<number | undefin
   } catch {
     return undefined;
   }
+  // (the verbs file's name and a signature's secrets hashed in JS: node:crypto is loaded only when a key
+  // or an image tag must be hashed, not for a settled install; image-tag-memo.ts)
+  await loadJsSha256();
   const key = poolStatusDigestKey(dir);
   const digest = key === undefined ? undefined : readDigest(dir, key);
   if (!digest) return undefined;
@@ -156,7 +160,7 @@ export async function answerPoolStatus(argv: string[]): Promise<number | undefin
   const listing = listContainersOnSocket(['toolsmith.pool=1', `${INSTALLATION_LABEL}=${installation}`]);
   const asking = digest.runtimes.map(async (runtime) => {
     try {
-      const tag = imageTag(runtime as RuntimeImage, paths);
+      const tag = memoizedImageTag(dir, runtime as RuntimeImage, paths);
       return { runtime, tag, present: await imagePresent(tag) };
     } catch {
       return { runtime, tag: '', present: undefined }; // (main's to say)

@@ -270,7 +270,7 @@ export function memoizedKey(workspace: string, parts: () => KeyPart[], now = Dat
   } catch {
     seen = undefined; // (a file that is not there: hashParts says, as it always did)
   }
-  const known = seen && readFile(workspace)?.keys?.find((k) => k.signature === seen.signature)?.key;
+  const known = seen && memoFor(workspace, seen.signature);
   if (known) return known;
   let key: string;
   try {
@@ -280,6 +280,19 @@ export function memoizedKey(workspace: string, parts: () => KeyPart[], now = Dat
   }
   if (seen?.settled) keepKey(workspace, { signature: seen.signature, key });
   return key;
+}
+
+/**
+ * A value kept in the workspace's verbs file under `signature` (the memos of `memoizedKey` and of the
+ * image tags, cli/image-tag-memo.ts: each signature begins with what it is of); undefined when none.
+ */
+export function memoFor(workspace: string, signature: string): string | undefined {
+  return readFile(workspace)?.keys?.find((k) => k.signature === signature)?.key;
+}
+
+/** Keeps `value` under `signature` (best effort, as `writeVerbAnswer`; newest last, at most MAX_ENTRIES). */
+export function keepMemo(workspace: string, signature: string, value: string): void {
+  keepKey(workspace, { signature, key: value });
 }
 
 /** The verbs file last read or written by this process (a start reads it for a key's memo, then its answer). */

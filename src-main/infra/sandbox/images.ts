@@ -16,8 +16,11 @@ import { normaliseModes } from './modes.ts';
 
 // Builtins by process.getBuiltinModule, not ES imports: an ES import builds the module's namespace
 // (node:fs's reads every export, its lazy `promises` too), ~3-5 ms of a one-shot verb's ~25 ms start
-// (docs/scaling.md, "CLI start").
-const { createHash, randomBytes } = process.getBuiltinModule('node:crypto');
+// (docs/scaling.md, "CLI start"). node:crypto and node:child_process when a hash is made or a process
+// started, not at this module's load: `pool status` of a settled install takes its tags from a memo
+// (cli/image-tag-memo.ts) and loads neither (~12-15 ms of CPU for node:crypto's ~18 modules).
+const crypto = () => process.getBuiltinModule('node:crypto');
+const childProcess = () => process.getBuiltinModule('node:child_process');
 const {
   copyFileSync,
   existsSync,
@@ -30,7 +33,6 @@ const {
   rmSync,
   writeFileSync,
 } = process.getBuiltinModule('node:fs');
-const { spawn, spawnSync } = process.getBuiltinModule('node:child_process');
 
 export type RuntimeImage = RuntimeId;
 
@@ -110,7 +112,7 @@ export interface ImagePaths {
 export type Progress = (line: string) => void;
 
 const sha = (...parts: (string | Buffer)[]) => {
-  const h = createHash('sha256');
+  const h = crypto().createHash('sha256');
   for (const p of parts) h.update(p);
   return h.digest('hex').slice(0, 12);
 };
@@ -184,9 +186,9 @@ function compileOnce(
   const done = (r: { path?: string; why?: string }) => (cBuilds.set(out, r), r);
   if (existsSync(out)) return done({ path: out });
   mkdirSync(dirname(out), { recursive: true });
-  const tmp = `${out}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const tmp = `${out}.${process.pid}.${crypto().randomBytes(4).toString('hex')}.tmp`;
   const [cc, ...args] = command as [string, ...string[]];
-  const r = spawnSync(cc, [...args, '-o', tmp, source], { encoding: 'utf8', timeout: 60_000 });
+  const r = childProcess().spawnSync(cc, [...args, '-o', tmp, source], { encoding: 'utf8', timeout: 60_000 });
   if (r.error || r.status !== 0) {
     rmSync(tmp, { force: true });
     const first = (r.stderr ?? '').trim().split('\n')[0];
@@ -290,6 +292,67 @@ export function imageTag(runtime: RuntimeImage, paths: ImagePaths): string {
 }
 
 /**
+ * What `imageTag(runtime, paths)` is computed from, told without reading a byte or hashing (a memo of
+ * tags keyed by it: cli/image-tag-memo.ts): `texts`, everything it depends on that is not a file's bytes
+ * (the runtime, the namespace and folders, the machine, `$CC`, the worker's file names, for the node
+ * image which binary it gets and the running Node); `files`, every file whose bytes it hashes or whose
+ * name it hashes the bytes of (the worker's files and the C sources, and the node binary whose version
+ * it asks). Not the built C loop or launcher: their path is a hash of the sources (`imageTagBuilt`).
+ * The recipe's own constants are the code's (the memo's key holds the code's stamp).
+ */
+export function imageTagInputs(
+  runtime: RuntimeImage,
+  paths: ImagePaths,
+): { texts: string[]; files: string[] } {
+  const common = [runtime, ns(paths), paths.imagesDir, cacheRoot(paths), process.arch, hostCc().join(' ')];
+  const forkLoop = join(paths.imagesDir, 'python', FORK_LOOP_SOURCE);
+  if (runtime === 'python') {
+    const worker = pythonWorkerFiles(paths.imagesDir);
+    return {
+      texts: [...common, ...worker],
+      files: [...worker.map((f) => join(paths.imagesDir, 'python', f)), forkLoop],
+    };
+  }
+  const files = [
+    ...NODE_WORKER_FILES.map((f) => join(paths.imagesDir, 'node', f)),
+    join(paths.imagesDir, 'node', JOB_LAUNCHER_SOURCE),
+    forkLoop,
+  ];
+  if (runtime !== 'node') return { texts: [...common, ...NODE_WORKER_FILES], files };
+  // (nodeVersion: the running Node's own version when the binary is that Node, else the binary's answer)
+  let real: string;
+  try {
+    real = realpathSync(paths.nodeBinary);
+  } catch {
+    real = '';
+  }
+  return {
+    texts: [
+      ...common,
+      ...NODE_WORKER_FILES,
+      paths.nodeBinary,
+      real,
+      realpathSync(process.execPath),
+      process.version,
+    ],
+    files: [...files, paths.nodeBinary],
+  };
+}
+
+/**
+ * The C builds `imageTag(runtime, paths)` hashed, as it found them (the fork server's loop for python,
+ * the JS jobs' launcher for the others): their paths, or undefined when one is not built (no compiler,
+ * a failed build: its absence is part of the tag, and a compiler that appears would build it).
+ */
+export function imageTagBuilt(runtime: RuntimeImage, paths: ImagePaths): string[] | undefined {
+  const built =
+    runtime === 'python'
+      ? buildForkLoop(paths.imagesDir, cacheRoot(paths))
+      : buildJobLauncher(paths.imagesDir, cacheRoot(paths));
+  return built.path === undefined ? undefined : [built.path];
+}
+
+/**
  * `node --version` of the binary the node image gets: the running Node's own when it is that binary (no
  * process started: ~100 ms of a one-shot verb's wall time on a machine where a process start is slow,
  * `pool status` among them), else asked once per process.
@@ -305,7 +368,7 @@ export function nodeVersion(binary: string): string {
     }
     known = same
       ? process.version
-      : (spawnSync(binary, ['--version'], { encoding: 'utf8' }).stdout ?? '').trim();
+      : (childProcess().spawnSync(binary, ['--version'], { encoding: 'utf8' }).stdout ?? '').trim();
     nodeVersions.set(binary, known);
   }
   return known;
@@ -334,7 +397,8 @@ export async function npmRuntimeBinary(
   await run('npm', ['pack', `${r.package}@${r.version}`, '--pack-destination', dir, '--silent'], progress);
   const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'));
   if (!tarball) throw new Error(`npm pack ${r.package}@${r.version} left no tarball in ${dir}`);
-  const integrity = `sha512-${createHash('sha512')
+  const integrity = `sha512-${crypto()
+    .createHash('sha512')
     .update(readFileSync(join(dir, tarball)))
     .digest('base64')}`;
   if (integrity !== r.integrity) {
@@ -343,7 +407,7 @@ export async function npmRuntimeBinary(
   }
   await run('tar', ['-xzf', join(dir, tarball), '-C', dir], progress);
   rmSync(join(dir, tarball));
-  const version = spawnSync(binary, ['--version'], { encoding: 'utf8' }).stdout ?? '';
+  const version = childProcess().spawnSync(binary, ['--version'], { encoding: 'utf8' }).stdout ?? '';
   if (!version.includes(r.version))
     throw new Error(`${binary} --version answered ${JSON.stringify(version.trim())}, not ${r.version}`);
   writeFileSync(join(dir, '.toolsmith-complete'), new Date().toISOString());
@@ -361,7 +425,7 @@ export async function imageExists(docker: Docker, tag: string): Promise<boolean>
 
 function run(cmd: string, args: string[], progress: Progress): Promise<void> {
   return new Promise((resolve, reject) => {
-    const p = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = childProcess().spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let tail = '';
     const onData = (d: Buffer) => {
       const s = d.toString();
@@ -403,7 +467,9 @@ export async function dockerBuild(
 ): Promise<void> {
   progress(`building ${tag}`);
   normaliseModes(dir, opts.modes);
-  const tar = spawn('tar', ['-C', dir, '-cf', '-', '.'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const tar = childProcess().spawn('tar', ['-C', dir, '-cf', '-', '.'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const stream = await docker.buildImage(tar.stdout, {
     t: tag,
     rm: true,
@@ -457,7 +523,7 @@ async function pythonBase(docker: Docker, paths: ImagePaths, progress: Progress)
   const cache = cacheRoot(paths);
   const root = join(cache, 'bookworm-python-minbase');
   if (!existsSync(join(root, '.toolsmith-complete'))) {
-    if (spawnSync('which', ['debootstrap']).status !== 0)
+    if (childProcess().spawnSync('which', ['debootstrap']).status !== 0)
       throw new Error('debootstrap is not installed (apt-get install debootstrap)');
     rmSync(root, { recursive: true, force: true });
     mkdirSync(cache, { recursive: true });
@@ -468,7 +534,7 @@ async function pythonBase(docker: Docker, paths: ImagePaths, progress: Progress)
     writeFileSync(join(root, '.toolsmith-complete'), new Date().toISOString());
   }
   progress(`importing the stripped root as ${tag}`);
-  const tar = spawn(
+  const tar = childProcess().spawn(
     'tar',
     [
       '-C',
@@ -500,7 +566,7 @@ function copyLinkedLibraries(binary: string, rootfs: string): void {
 
 /** The libraries a binary links (absolute paths), from ldd. */
 function linkedLibraries(binary: string): string[] {
-  const out = spawnSync('ldd', [binary], { encoding: 'utf8' }).stdout;
+  const out = childProcess().spawnSync('ldd', [binary], { encoding: 'utf8' }).stdout;
   const libs = new Set<string>();
   for (const line of out.split('\n')) {
     const m = /=>\s*(\/\S+)/.exec(line) ?? /^\s*(\/\S+)\s+\(/.exec(line);

@@ -708,6 +708,49 @@ describe.each([
   }, 180_000);
 });
 
+/**
+ * Nor node:crypto once the workspace and the install have settled: the config digest's key from its memo
+ * (verb-cache.ts `memoizedKey`), the cache files named by a SHA-256 in JS, the image tags from their memo
+ * (cli/image-tag-memo.ts: images.ts hashed the worker's files and the built C loop with node:crypto at
+ * every start, and loaded it at its own load). test/unit/cli/image-tag-memo.test.ts shows that the memo
+ * gives imageTag's tag and sees any change.
+ */
+describe.each([
+  ['sources', () => join(root, 'bin/start.mjs'), ENTRIES.sources],
+  ['bundle', installedStart, ENTRIES.bundle],
+] as const)('bin/start.mjs: pool status of a settled workspace (%s)', (kind, startOf, mainEntry) => {
+  it('answers as main does without loading node:crypto', async () => {
+    const w = tempWorkspace(`toolsmith-start-imports-pool-settled-${kind}-`);
+    try {
+      await new Promise((r) => setTimeout(r, SETTLE_MS + 500));
+      const start = startOf();
+      const cache = { XDG_CACHE_HOME: join(dir, `cache-pool-settled-${kind}`) };
+      for (const args of [
+        ['--workspace', w, 'pool', 'status'],
+        ['--workspace', w, 'pool', 'status', '--json'],
+      ]) {
+        const full = loads(mainEntry, args, undefined, cache);
+        expect([...modulesLoaded(full)]).toContain('src-main/app/sandbox-factory.ts');
+        // (the first start before main keeps the memos, the next ones take them)
+        for (let i = 0; i < 3; i++) {
+          const r = loads('', args, start, cache);
+          expect(r.out, args.join(' ')).toBe(full.out);
+          expect(r.err, args.join(' ')).toBe(full.err);
+          expect(r.out).toMatch(/"available": true|^docker: engine /m);
+          expect([...modulesLoaded(r)]).toContain('src-main/cli/pool-status-early.ts');
+          if (i > 0)
+            expect(
+              r.internal.filter((m) => m.includes('crypto')),
+              `${args.join(' ')} (start ${i + 1})`,
+            ).toEqual([]);
+        }
+      }
+    } finally {
+      removeWorkspace(w);
+    }
+  }, 180_000);
+});
+
 describe("the bundle's pyright (its English strings only)", () => {
   it('gives the syntax errors the sources give, in English under a German locale', () => {
     // (a script shows its first syntax error only: one script per message)
