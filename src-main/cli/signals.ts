@@ -30,26 +30,35 @@ export const signalExitCode = (sig: StopSignal): number =>
 export const STOP_GRACE_MS = 3_000;
 
 /**
+ * A stop that did not end in its time: says so on stderr with `err` (`what` did not end within its
+ * grace, a sandbox engine or MCP server that does not answer) and exits with the signal's code. The one
+ * ending of both bounds: the close's (exitOnStop) and a command's (the watchdog).
+ */
+function exitLate(sig: StopSignal, what: string, err: (t: string) => void): never {
+  try {
+    err(
+      `toolsmith: ${sig}: ${what} (a sandbox engine or MCP server that does not answer); exiting without it (its containers, if any, are removed by the next start)\n`,
+    );
+  } catch {
+    // (stderr gone: the exit code says it)
+  }
+  process.exit(signalExitCode(sig));
+}
+
+/**
  * Closes with `close`, then exits with the signal's code (128 + n); at most STOP_GRACE_MS after the
  * signal, saying so on stderr with `err`, when the close has not ended by then.
  */
 export function exitOnStop(sig: StopSignal, close: () => Promise<unknown>, err: (t: string) => void): void {
-  const code = signalExitCode(sig);
-  const late = setTimeout(() => {
-    try {
-      err(
-        `toolsmith: ${sig}: the close did not end within ${STOP_GRACE_MS / 1000} s (a sandbox engine or MCP server that does not answer); exiting without it (its containers, if any, are removed by the next start)\n`,
-      );
-    } catch {
-      // (stderr gone: the exit code says it)
-    }
-    process.exit(code);
-  }, STOP_GRACE_MS);
+  const late = setTimeout(
+    () => exitLate(sig, `the close did not end within ${STOP_GRACE_MS / 1000} s`, err),
+    STOP_GRACE_MS,
+  );
   void close()
     .catch(() => {})
     .finally(() => {
       clearTimeout(late);
-      process.exit(code);
+      process.exit(signalExitCode(sig));
     });
 }
 
@@ -67,16 +76,13 @@ let watchdog: ReturnType<typeof setTimeout> | undefined;
 /** After a stop signal a command handles: the process exits at most COMMAND_STOP_GRACE_MS later. */
 function armWatchdog(sig: StopSignal): void {
   if (watchdog) return;
-  watchdog = setTimeout(() => {
-    try {
-      process.stderr.write(
-        `toolsmith: ${sig}: the command did not end within ${COMMAND_STOP_GRACE_MS / 1000} s of the signal (a sandbox engine or MCP server that does not answer); exiting without it (its containers, if any, are removed by the next start)\n`,
-      );
-    } catch {
-      // (stderr gone: the exit code says it)
-    }
-    process.exit(signalExitCode(sig));
-  }, COMMAND_STOP_GRACE_MS);
+  watchdog = setTimeout(
+    () =>
+      exitLate(sig, `the command did not end within ${COMMAND_STOP_GRACE_MS / 1000} s of the signal`, (t) =>
+        process.stderr.write(t),
+      ),
+    COMMAND_STOP_GRACE_MS,
+  );
   // (a command that ends before it lets the process end: the timer holds nothing)
   watchdog.unref();
 }
