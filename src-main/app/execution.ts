@@ -135,6 +135,12 @@ export class ScriptExecution {
   /** The sandbox manager once made (shutdown tells it at once that nothing may start any more). */
   private sandboxMade: SandboxManager | undefined;
   private closing = false;
+  private readonly shutdown = new AbortController();
+  /**
+   * Aborted when shutdown begins: a backend still starting (its engine probe) gives up, so that a stop
+   * during start is not held by an engine that took the connection and never answers.
+   */
+  readonly stopping: AbortSignal = this.shutdown.signal;
 
   constructor(deps: ExecutionDeps) {
     this.deps = deps;
@@ -166,6 +172,47 @@ export class ScriptExecution {
   beginShutdown(): void {
     this.closing = true;
     this.sandboxMade?.stopSpawning?.();
+    this.shutdown.abort();
+  }
+
+  /**
+   * The sandbox backend for a job, or the result the job ends with without one: `infra` when none can
+   * start, cancelled when the job's `signal` aborts while the backend is still starting (a stop signal,
+   * a cancelled run: the job does not wait for an engine that takes the connection and never answers;
+   * the backend goes on starting until the service's shutdown ends it).
+   */
+  async backendFor(
+    signal: AbortSignal | undefined,
+    runtime: string,
+  ): Promise<SandboxManager | ExecutionResult> {
+    const starting = this.sandbox();
+    let onAbort: (() => void) | undefined;
+    try {
+      return await Promise.race([
+        starting,
+        new Promise<ExecutionResult>((resolve) => {
+          if (!signal) return;
+          onAbort = () =>
+            resolve(
+              failedResult(
+                'error',
+                {
+                  type: 'Cancelled',
+                  message: `the run was cancelled${typeof signal.reason === 'string' ? ` (${signal.reason})` : ''} before a sandbox backend started`,
+                },
+                runtime,
+              ),
+            );
+          if (signal.aborted) onAbort();
+          else signal.addEventListener('abort', onAbort, { once: true });
+        }),
+      ]);
+    } catch (e) {
+      // No engine, no image, no backend: a result that says so, never an exception.
+      return infraResult(errorMessage(e), runtime);
+    } finally {
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
+    }
   }
 
   /** The sandbox manager when one was started (or is starting), without starting one. */
@@ -407,13 +454,8 @@ export class ScriptExecution {
           runtime,
         );
     }
-    let sandbox: SandboxManager;
-    try {
-      sandbox = await this.sandbox();
-    } catch (e) {
-      // No engine, no image, no backend: a result that says so, never an exception.
-      return infraResult(errorMessage(e), runtime);
-    }
+    const sandbox = await this.backendFor(req.signal, runtime);
+    if (!('executor' in sandbox)) return sandbox;
     const result = await sandbox.executor.execute(job);
     return this.explainUnoffered(result, req, ctx);
   }

@@ -37,12 +37,14 @@ export interface ListedContainer {
  * The engine's answer to `GET path` on its unix socket, its body parsed as JSON (HTTP/1.0: the engine
  * answers without chunks and closes); `no engine` when nothing listens on that socket (no such file, or
  * the connection refused: Docker's client would fail on the same socket); `no answer` when the socket
- * said nothing for `timeoutMs` (an engine that took the connection and hangs); undefined when it cannot
- * tell (not a unix socket, a status other than 200, a body that is not JSON).
+ * said nothing for `timeoutMs` (an engine that took the connection and hangs), or `stop` aborted first
+ * (the process is stopping); undefined when it cannot tell (not a unix socket, a status other than 200,
+ * a body that is not JSON).
  */
 function getOnSocket(
   path: string,
   timeoutMs: number,
+  stop?: AbortSignal,
 ): Promise<{ body: unknown } | 'no engine' | 'no answer' | undefined> {
   const socketPath = dockerSocket();
   if (!socketPath) return Promise.resolve(undefined);
@@ -59,6 +61,8 @@ function getOnSocket(
       socket.write(`GET ${path} HTTP/1.0\r\nHost: docker\r\n\r\n`),
     );
     socket.setTimeout(timeoutMs, () => done('no answer'));
+    if (stop?.aborted) done('no answer');
+    else stop?.addEventListener('abort', () => done('no answer'), { once: true });
     socket.on('data', (d: Buffer) => chunks.push(d));
     socket.on('error', (e: NodeJS.ErrnoException) =>
       done(
@@ -90,9 +94,10 @@ function getOnSocket(
 export async function listContainersOnSocket(
   labels: string[],
   timeoutMs = 5000,
+  stop?: AbortSignal,
 ): Promise<ListedContainer[] | 'no engine' | 'no answer' | undefined> {
   const query = `all=1&filters=${encodeURIComponent(JSON.stringify({ label: labels }))}`;
-  const got = await getOnSocket(`/containers/json?${query}`, timeoutMs);
+  const got = await getOnSocket(`/containers/json?${query}`, timeoutMs, stop);
   if (got === 'no engine' || got === 'no answer') return got;
   return Array.isArray(got?.body) ? (got.body as ListedContainer[]) : undefined;
 }
@@ -114,11 +119,16 @@ export async function engineVersionOnSocket(timeoutMs: number): Promise<string |
  * without it. The rules are the full sweep's (infra/sandbox/installation.ts `pruneLeftovers`): a container
  * labelled with another installation, or made by an instance that still runs, is never a leftover.
  */
-export async function pruneLeftoverContainersLight(): Promise<Leftover[]> {
+export async function pruneLeftoverContainersLight(stop?: AbortSignal): Promise<Leftover[]> {
   // (the id as `new Installation()` reads it, made when there is none; this process registers no instance)
   const dir = userDataDir();
   const id = readOrCreateId(dir);
-  const listed = await listContainersOnSocket(['toolsmith.pool=1', `${INSTALLATION_LABEL}=${id}`]);
+  // `stop`: a stop signal ends the listing's wait (not swept now, as for no answer).
+  const listed = await listContainersOnSocket(
+    ['toolsmith.pool=1', `${INSTALLATION_LABEL}=${id}`],
+    undefined,
+    stop,
+  );
   // No engine: the full sweep would fail on the same socket (and say nothing), so there is nothing to do.
   // An engine that took the connection and said nothing for 5 s: not swept now (the next start sweeps).
   // Docker's client, which waits without end, held every verb open after its answer (`runs list`, `pool

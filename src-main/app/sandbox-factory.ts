@@ -58,13 +58,17 @@ function enginePatienceMs(): number {
  * proxy: 401/403) is a problem of its own, named with the socket and the status, not "no engine". A
  * local socket (unix) that has not answered within `timeoutMs` is a busy engine, not a missing one (a
  * missing engine refuses the connection at once): it is given `patienceMs` more, said on stderr, and
- * one that still says nothing is named as such ("took the connection but did not answer").
+ * one that still says nothing is named as such ("took the connection but did not answer"). `stop` (the
+ * service's shutdown began: a stop signal, a window closed) ends the wait at once, the request aborted:
+ * `{ stopped: true }`. Before, `exec` stopped by SIGTERM while the probe waited on an engine that never
+ * answers went on waiting (the patience, a minute) until the command's bound (18 s) ended the process.
  */
 export async function dockerProbe(
   docker: Docker,
   timeoutMs = 3000,
   patienceMs = enginePatienceMs(),
-): Promise<{ version?: string; refused?: string }> {
+  stop?: AbortSignal,
+): Promise<{ version?: string; refused?: string; stopped?: true }> {
   // Given up on (no answer within the wait): the request is aborted, else its connection to an engine
   // that never answers held a one-shot process open after its answer (`pool status`: never ended).
   const giveUp = new AbortController();
@@ -76,24 +80,39 @@ export async function dockerProbe(
   asked.catch(() => {}); // (a late failure after a timeout is read below or not at all)
   const within = async (ms: number) => {
     let timer: NodeJS.Timeout | undefined;
+    let onStop: (() => void) | undefined;
     try {
       return await Promise.race([
         asked,
-        new Promise<'timeout'>((r) => {
+        new Promise<'timeout' | 'stopped'>((r) => {
           timer = setTimeout(() => r('timeout'), ms);
+          if (!stop) return;
+          onStop = () => r('stopped');
+          if (stop.aborted) onStop();
+          else stop.addEventListener('abort', onStop, { once: true });
         }),
       ]);
     } finally {
       clearTimeout(timer);
+      if (onStop) stop?.removeEventListener('abort', onStop);
     }
+  };
+  const stopped = () => {
+    giveUp.abort();
+    process.stderr.write(
+      `toolsmith: the Docker engine (${engineAddress(docker)}) had not answered when the service began to close: no longer waited for\n`,
+    );
+    return { stopped: true as const };
   };
   try {
     let v = await within(timeoutMs);
+    if (v === 'stopped') return stopped();
     if (v === 'timeout' && patienceMs > 0 && localSocket(docker)) {
       process.stderr.write(
         `toolsmith: the Docker engine (${engineAddress(docker)}) has not answered in ${timeoutMs / 1000} s: a busy engine; waiting up to ${Math.round(patienceMs / 1000)} s more before the process fallback\n`,
       );
       v = await within(patienceMs);
+      if (v === 'stopped') return stopped();
       if (v === 'timeout') {
         giveUp.abort();
         return {
@@ -212,6 +231,11 @@ function stripForBun(req: ExecuteRequest): ExecuteRequest | ExecutionResult {
  * tools, and a way to retire itself when a Docker engine appears.
  */
 export interface SandboxFactoryDeps extends WorkspaceDeps, PushDeps, McpToolDeps {
+  /**
+   * Aborted when the service's shutdown begins: what waits on the engine while a backend starts (its
+   * probe) gives up at once, so a stop signal during start ends the process within its grace.
+   */
+  readonly stopping?: AbortSignal;
   /** A one-command process: no standby workers, no engine probe. */
   readonly oneShot: boolean;
   enabledRuntimes(): string[];
@@ -237,7 +261,13 @@ export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<San
   const paths = imagePaths();
   const forced = process.env['TOOLSMITH_BACKEND'];
   const docker = new Docker();
-  const probed = forced === 'process' ? {} : await dockerProbe(docker);
+  const probed = forced === 'process' ? {} : await dockerProbe(docker, undefined, undefined, svc.stopping);
+  // (the service is closing: no backend is made, and no fallback is chosen for an engine not heard)
+  if ('stopped' in probed)
+    throw new ToolsmithError(
+      'infra',
+      'the service closed before the Docker engine answered: no sandbox backend was started',
+    );
   const version = probed.version;
   // The engine went away under an earlier backend of this service: said as such while it stays gone.
   const lost = version ? undefined : svc.lostEngine;

@@ -37,7 +37,6 @@ import type { PushEvent } from '../contract/api.ts';
 import type { Logger, ScriptExecutor } from '../core/ports/executor.ts';
 import { ApprovalBroker, contextApprovalTools } from './approval.ts';
 import { NO_ONE_TO_ASK, type ApprovalAsk } from '../core/tools/approval.ts';
-import { infraResult } from '../core/sandbox/execution.ts';
 import { runtimeOf } from '../core/sandbox/runtimes.ts';
 import type { ScriptLanguage } from '../core/lang/violation.ts';
 import type { Validate } from '../core/orchestrator/orchestrator.ts';
@@ -258,6 +257,10 @@ export class ToolsmithService {
       get lostEngine() {
         return lostEngine;
       },
+      // (aborted by beginShutdown: a backend still asking the engine gives up)
+      get stopping() {
+        return execution.stopping;
+      },
       engineLost: (reason) => {
         lostEngine = reason;
         // A one-shot command makes the fallback when (and if) it runs another job.
@@ -456,13 +459,8 @@ export class ToolsmithService {
       const execution = this.execution;
       const executor: ScriptExecutor = {
         execute: async (req) => {
-          let sandbox: SandboxManager;
-          try {
-            sandbox = await execution.sandbox();
-          } catch (e) {
-            return infraResult(errorMessage(e), runtimeOf(req));
-          }
-          return sandbox.executor.execute(req);
+          const sandbox = await execution.backendFor(req.signal, runtimeOf(req));
+          return 'executor' in sandbox ? sandbox.executor.execute(req) : sandbox;
         },
         tooLarge: (req) => execution.jobTooLarge(req),
       };

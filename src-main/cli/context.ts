@@ -72,6 +72,8 @@ export function createContext(out: (t: string) => void, err: (t: string) => void
   let configWordsModule: typeof ConfigWordsModule | undefined;
   /** Leftover containers of this installation's dead processes, removed at every start (see close). */
   let pruning: Promise<unknown> | undefined;
+  /** Aborted by a close after a stop signal: the sweep's wait on an engine that has not answered ends. */
+  const sweepStop = new AbortController();
   /** The config's warnings said as the service opened. */
   const warningsSaid: string[] = [];
   /** Traces that could not be sent, each said once (an `eval` of many runs meets the same collector). */
@@ -97,7 +99,7 @@ export function createContext(out: (t: string) => void, err: (t: string) => void
       !NO_SANDBOX.has(verbOfCommand(cmd))
     )
       // Docker's client loads only when the engine lists a leftover (cli/sweep.ts).
-      pruning = sweepLeftovers(err);
+      pruning = sweepLeftovers(err, sweepStop.signal);
   };
   return {
     out,
@@ -115,6 +117,7 @@ export function createContext(out: (t: string) => void, err: (t: string) => void
       const s = service;
       service = undefined;
       const sig = stopSignal();
+      if (sig) sweepStop.abort();
       await s?.close(sig ? stopReason(sig) : undefined);
       const r = reader;
       reader = undefined;

@@ -1,12 +1,16 @@
 /**
  * SIGTERM and SIGINT end a verb that waits on a Docker engine which takes the connection and never
  * answers (a unix socket as DOCKER_HOST that accepts and says nothing): in main (`pool status`, text and
- * JSON, through main() and through bin/start.mjs, which leaves it to main; `exec`, whose own handler
- * cancels its job) with 128 + the signal's number, and before main loads (bin/start.mjs's `pool status`
- * probe, `runs list` answered early) by the signal itself. Before, main closed the service on the signal
- * and that close waited on the engine (its patience, a minute, then the pool's close): the verb went on
- * long after the signal. Each child is a fresh Node 24; the engine's patience is left at its default.
- * Needs Docker (the early `pool status` answers only after main's answered once with a real engine).
+ * JSON, through main() and through bin/start.mjs, which leaves it to main; `exec` and `run`, whose own
+ * handlers cancel their job or run) with 128 + the signal's number, and before main loads
+ * (bin/start.mjs's `pool status` probe, `runs list` answered early) by the signal itself. In main, the
+ * service's close ends the engine probe's wait (app/sandbox-factory.ts, "no longer waited for") and a
+ * job cancelled while its backend starts ends at once (app/execution.ts `backendFor`): a run records its
+ * end. Before, the close waited on the probe until the 3 s grace ran out ("the close did not end within
+ * 3 s"), and `exec` and `run` waited on it until the command's bound (18 s) ended the process, the run
+ * left `running` (then `interrupted`). Each child is a fresh Node 24; the engine's patience is left at
+ * its default. Needs Docker (the early `pool status` answers only after main's answered once with a
+ * real engine).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,6 +19,8 @@ import type { Server, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLlmServer } from '../../support/llm-server.ts';
+import type { LlmServer } from '../../support/llm-server.ts';
 import { repoRoot, removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 import { writeMain } from './support/main-or-start.ts';
 
@@ -24,7 +30,10 @@ const ENDS_WITHIN_MS = 30_000;
 
 let dir: string;
 let ws: string;
+/** The workspace of the `run` case (its run stays in its store: the early `runs list` below lists none). */
+let runWs: string;
 let server: Server;
+let llm: LlmServer;
 let socket: string;
 /** Called at each connection the hung engine takes. */
 let onConnection: () => void = () => {};
@@ -33,6 +42,7 @@ const held: Socket[] = [];
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'toolsmith-stop-hung-'));
   ws = tempWorkspace('toolsmith-stop-hung-ws-');
+  runWs = tempWorkspace('toolsmith-stop-hung-run-');
   writeFileSync(join(dir, 'script.py'), 'emit_result(1)\n');
   writeMain(dir);
   // Marks, as it happens (a process ended by a signal runs no exit handler), that main's module loaded.
@@ -49,13 +59,16 @@ module.registerHooks({ resolve(s, c, next) { const r = next(s, c); if (r.url.end
     onConnection();
   }); // (takes every connection, answers nothing)
   await new Promise<void>((r) => server.listen(socket, r));
+  llm = await startLlmServer();
 });
 
 afterAll(async () => {
   for (const s of held) s.destroy();
   await new Promise<void>((r) => server.close(() => r()));
+  await llm?.close();
   rmSync(dir, { recursive: true, force: true });
   removeWorkspace(ws);
+  removeWorkspace(runWs);
 });
 
 interface Stopped {
@@ -70,8 +83,7 @@ interface Stopped {
 }
 
 /**
- * The children's data folder: the early path's own (main's processes ended by a signal leave their
- * installation's entries, which the early path leaves to main to sweep).
+ * The children's data folder: the early path's own (made by main's answers with the machine's engine).
  */
 let home = 'home';
 
@@ -101,6 +113,7 @@ function stopped(
   args: string[],
   sig: 'SIGTERM' | 'SIGINT',
   when: (seen: { err: string; out: string; connections: number }) => boolean,
+  workspace = ws,
 ): Promise<Stopped> {
   const probe = join(dir, `probe-${Math.random().toString(36).slice(2)}`);
   const env = childEnv(probe);
@@ -111,7 +124,7 @@ function stopped(
       join(dir, 'probe.mjs'),
       how === 'main' ? join(dir, 'main.mjs') : join(repoRoot, 'bin/start.mjs'),
       '--workspace',
-      ws,
+      workspace,
       ...args,
     ],
     { env, stdio: ['ignore', 'pipe', 'pipe'] },
@@ -155,31 +168,70 @@ function stopped(
 /** The service's line once the engine has kept it waiting 3 s (main is waiting on the engine). */
 const waiting = ({ err }: { err: string }) => /has not answered in 3 s: a busy engine/.test(err);
 
+/** What the engine probe says when the service's close ends its wait (app/sandbox-factory.ts). */
+const NOT_WAITED =
+  /toolsmith: the Docker engine \(unix:\/\/.*hung\.sock\) had not answered when the service began to close: no longer waited for\n/;
+
 describe('a stop signal while main waits on an engine that never answers', () => {
   for (const [how, args, sig, code] of [
     ['main', ['pool', 'status'], 'SIGTERM', 143],
     ['start', ['pool', 'status', '--json'], 'SIGTERM', 143],
     ['main', ['pool', 'status'], 'SIGINT', 130],
   ] as const)
-    it(`${how === 'main' ? 'main()' : 'bin/start.mjs'} ${args.join(' ')}: ${sig} ends it, exit ${code}, saying the close was not waited for`, async () => {
+    it(`${how === 'main' ? 'main()' : 'bin/start.mjs'} ${args.join(' ')}: ${sig} ends it, exit ${code}: the close ends the engine probe's wait, saying so`, async () => {
       const r = await stopped(how, [...args], sig, waiting);
-      // Before: it went on waiting on the engine, and was killed ENDS_WITHIN_MS after the signal.
       expect(r.ended, r.err).toBe(true);
       expect(r.main).toBe(true);
       expect(r.code, r.err).toBe(code);
-      expect(r.err).toContain(
-        `toolsmith: ${sig}: the close did not end within 3 s (a sandbox engine or MCP server that does not answer); exiting without it`,
-      );
+      expect(r.err).toMatch(NOT_WAITED);
+      // Before: the close waited on the probe until the 3 s grace ran out.
+      expect(r.err).not.toContain('did not end within');
       expect(r.err).not.toMatch(/\n\s+at /);
     }, 120_000);
 
-  it('exec (its handler cancels the job): SIGTERM ends it, exit 143, within the wait a command has to end', async () => {
+  it('exec (its handler cancels the job): SIGTERM ends it, exit 143, the job cancelled before the engine answered', async () => {
     const r = await stopped('main', ['exec', join(dir, 'script.py')], 'SIGTERM', waiting);
     expect(r.ended, r.err).toBe(true);
     expect(r.code, r.err).toBe(143);
-    expect(r.err).toContain(
-      'toolsmith: SIGTERM: the command did not end within 18 s of the signal (a sandbox engine or MCP server that does not answer); exiting without it',
+    expect(r.out + r.err).toContain(
+      'the run was cancelled (the process received SIGTERM) before a sandbox backend started',
     );
+    expect(r.err).toMatch(NOT_WAITED);
+    // Before: the job waited on the probe (the engine's patience, a minute), and the command's bound
+    // (18 s) ended the process: "the command did not end within 18 s of the signal".
+    expect(r.err).not.toContain('did not end within');
+  }, 120_000);
+
+  it('run (its script waits for the sandbox backend): SIGTERM cancels the run, which records its end, exit 143', async () => {
+    llm.fallback = { text: '```python\nemit_result(1)\n```' };
+    const r = await stopped(
+      'main',
+      [
+        'run',
+        'one',
+        '--sandbox',
+        'ecommerce',
+        '--no-templates',
+        '--max-retries',
+        '0',
+        '--base-url',
+        llm.openaiUrl,
+        '--model',
+        'm',
+      ],
+      'SIGTERM',
+      waiting,
+      runWs,
+    );
+    expect(r.ended, r.err).toBe(true);
+    expect(r.code, r.err).toBe(143);
+    // The run's record, read back from the store once its end was recorded (commands/run.ts).
+    expect(r.out).toMatch(/^run \S+: cancelled$/m);
+    expect(r.out).toContain('error: cancelled: the process received SIGTERM');
+    expect(r.err).toMatch(NOT_WAITED);
+    // Before: the run's job waited on the probe and the command's bound (18 s) ended the process
+    // without the run's end recorded or printed.
+    expect(r.err).not.toContain('did not end within');
   }, 120_000);
 });
 

@@ -1,0 +1,96 @@
+/**
+ * `npm run bench:stop`: prints JSON (progress goes to stderr). How long a verb takes to end after
+ * SIGTERM while main waits on a Docker engine that takes the connection and never answers (a unix
+ * socket as DOCKER_HOST that accepts and says nothing, as test/integration/cli/stop-hung-engine.test.ts
+ * builds): `exec` (its handler cancels the job) and `pool status` (a verb with nothing to cancel), each
+ * through bin/start.mjs as a fresh Node 24, the signal sent once the engine probe says it has waited
+ * 3 s. Before the probe took the service's shutdown: `exec` ended at the command's bound (18 s), `pool
+ * status` at the close's grace (3 s). Each figure is the median and the largest of ROUNDS runs, in ms
+ * from the signal to the process's exit, with the exit codes seen.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { Socket } from 'node:net';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { repoRoot, removeWorkspace, tempWorkspace } from '../test/support/workspace.ts';
+
+const ROUNDS = Number(process.env['TOOLSMITH_BENCH_ROUNDS'] ?? 5);
+const log = (msg: string) => process.stderr.write(`[bench:stop] ${msg}\n`);
+const node = join(repoRoot, 'node_modules/.bin/node');
+
+const dir = mkdtempSync(join(tmpdir(), 'toolsmith-bench-stop-'));
+const ws = tempWorkspace('toolsmith-bench-stop-ws-');
+writeFileSync(join(dir, 'script.py'), 'emit_result(1)\n');
+const held: Socket[] = [];
+const server = createServer((s) => held.push(s)); // (takes every connection, answers nothing)
+const socket = join(dir, 'hung.sock');
+await new Promise<void>((r) => server.listen(socket, r));
+
+/** One verb: ms from SIGTERM to exit, and the exit code. */
+function once(args: string[]): Promise<{ ms: number; code: number | null }> {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DOCKER_HOST: `unix://${socket}`,
+    XDG_CACHE_HOME: join(dir, 'cache'),
+    TOOLSMITH_HOME: join(dir, 'home'),
+    TOOLSMITH_DATA_DIR: join(dir, 'home'),
+  };
+  delete env['TOOLSMITH_BACKEND'];
+  delete env['TOOLSMITH_DOCKER_PATIENCE_MS'];
+  const child = spawn(node, [join(repoRoot, 'bin/start.mjs'), '--workspace', ws, ...args], {
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  let sent = 0;
+  child.stderr.on('data', (d: Buffer) => {
+    err += d.toString();
+    if (!sent && /has not answered in 3 s/.test(err)) {
+      sent = performance.now();
+      child.kill('SIGTERM');
+    }
+  });
+  return new Promise((resolve) =>
+    child.on('exit', (code) => resolve({ ms: Math.round(performance.now() - sent), code })),
+  );
+}
+
+const results: Record<string, { medianMs: number; maxMs: number; codes: (number | null)[] }> = {};
+try {
+  for (const args of [
+    ['exec', join(dir, 'script.py')],
+    ['pool', 'status'],
+  ]) {
+    const name = args[0] === 'exec' ? 'exec' : 'pool status';
+    const runs = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      runs.push(await once(args));
+      log(`${name}: ${runs.at(-1)!.ms} ms (exit ${runs.at(-1)!.code})`);
+    }
+    const ms = runs.map((r) => r.ms).sort((a, b) => a - b);
+    results[name] = {
+      medianMs: ms[Math.floor(ms.length / 2)] ?? 0,
+      maxMs: ms.at(-1) ?? 0,
+      codes: runs.map((r) => r.code),
+    };
+  }
+} finally {
+  for (const s of held) s.destroy();
+  server.close();
+  rmSync(dir, { recursive: true, force: true });
+  removeWorkspace(ws);
+}
+console.log(
+  JSON.stringify(
+    {
+      rounds: ROUNDS,
+      cpus: cpus().length,
+      loadavg: loadavg().map((l) => Math.round(l * 100) / 100),
+      results,
+    },
+    null,
+    2,
+  ),
+);
