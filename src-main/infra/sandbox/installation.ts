@@ -24,6 +24,25 @@ export { INSTALLATION_LABEL, INSTANCE_LABEL, pidAlive, userDataDir } from './ins
 export type { InstallationContainer, Leftover } from './installation-core.ts';
 import type { InstallationContainer, Leftover } from './installation-core.ts';
 
+/**
+ * The instances of this process that are registered: their entries are removed at the process's exit,
+ * whichever way it exits (`process.exit` included). A stop signal whose close did not end within its
+ * grace (cli/signals.ts) exits without the pools' dispose, which unregisters; before, the entry stayed,
+ * taken for a dead process only while no other process had its pid: a later process given that pid
+ * made its containers look alive to the sweep (never removed) and to `pool status`. What such a process
+ * leaves now is only containers of an instance no longer registered: leftovers, which the next start
+ * removes (the line of cli/signals.ts says so).
+ */
+const atExit = new Set<Installation>();
+const unregisterAll = (): void => {
+  for (const i of [...atExit])
+    try {
+      i.unregister();
+    } catch {
+      // (the folder cannot be written any more: the entry is a dead process's, told by its pid)
+    }
+};
+
 /** How often a registered instance checks that its installation's files are still there (see keep). */
 const KEEP_MS = 500;
 
@@ -68,6 +87,8 @@ export class Installation {
     if (this.registered) return;
     this.writeEntry();
     this.registered = true;
+    atExit.add(this);
+    if (atExit.size === 1) process.on('exit', unregisterAll);
     const ms = Number(process.env['TOOLSMITH_INSTALLATION_KEEP_MS'] ?? KEEP_MS);
     if (ms > 0) {
       this.keeper = setInterval(() => this.keep(), ms);
@@ -135,6 +156,8 @@ export class Installation {
   unregister(): void {
     if (this.keeper) clearInterval(this.keeper);
     this.keeper = undefined;
+    atExit.delete(this);
+    if (atExit.size === 0) process.off('exit', unregisterAll);
     if (!this.registered) return;
     rmSync(join(this.instancesDir, `${this.instance}.json`), { force: true });
     this.registered = false;
