@@ -6,7 +6,7 @@
 // the npm registry, see findNode24) on bin/start.mjs, passing stdio, the exit code and signals through;
 // on Node 24 or later it runs in this process.
 // Keep this file to syntax and APIs Node 20 has.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -28,6 +28,7 @@ if (major >= 24) {
     process.exit(2);
   }
   const { spawn } = await import('node:child_process');
+  const { terminalForeground } = await import(pathToFileURL(join(here, 'terminal.mjs')).href);
   // (--min-semi-space-size: as bin/toolsmith starts it, see there)
   const child = spawn(node, ['--min-semi-space-size=16', join(here, 'start.mjs'), ...process.argv.slice(2)], {
     stdio: 'inherit',
@@ -52,23 +53,6 @@ if (major >= 24) {
     }
     process.exit(code ?? 1);
   });
-}
-
-/**
- * Whether this process is in its terminal's foreground process group, so a Ctrl-C there reaches its
- * child too (Linux: /proc/self/stat's pgrp and tpgid). Elsewhere, or unknown: true (the child gets
- * the terminal's Ctrl-C, as before).
- */
-function terminalForeground() {
-  if (process.platform !== 'linux') return true;
-  try {
-    const stat = readFileSync('/proc/self/stat', 'utf8');
-    // After the command name in parentheses: state ppid pgrp session tty_nr tpgid ...
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(f[5]) > 0 && f[5] === f[2];
-  } catch {
-    return true;
-  }
 }
 
 /**

@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { terminalForeground } from '../bin/terminal.mjs';
 import { electronBinary } from './electron-path.mjs';
 import { buildWorkbench } from './workbench-build.mjs';
 
@@ -55,6 +56,21 @@ if (binary) {
   const serve = spawn(process.execPath, [join(root, 'bin', 'toolsmith.mjs'), 'serve', ...serveArgs], {
     stdio: 'inherit',
   });
-  for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => serve.kill(sig));
-  serve.on('exit', (code) => process.exit(code ?? 0));
+  // Ctrl-C at a terminal reaches `serve` itself (the terminal's foreground process group): passed on
+  // as well, it came twice, and the second SIGINT, arriving while serve closed (its runs recorded, its
+  // containers removed), was taken as a stop no command handles: its close was bounded by 3 s, or cut
+  // short. Passed on only when this process is not in its terminal's foreground (`kill -INT`, a
+  // process manager), as bin/toolsmith.mjs does.
+  process.on('SIGINT', () => {
+    if (!terminalForeground()) serve.kill('SIGINT');
+  });
+  process.on('SIGTERM', () => serve.kill('SIGTERM'));
+  serve.on('exit', (code, signal) => {
+    // Ended by a signal: this process ends by the same one (it exited 0, as if serve had ended well).
+    if (signal) {
+      process.removeAllListeners(signal);
+      process.kill(process.pid, signal);
+    }
+    process.exit(code ?? 1);
+  });
 }
