@@ -451,6 +451,16 @@ export class RunEvents {
   private readonly pendingSuite: { id: string; change: SuiteChange; write: () => void; bytes: number }[] = [];
   private flushTimer: ReturnType<typeof setInterval> | undefined;
 
+  /** The runs whose events are held in memory, not yet on disk (see append): the run list folds them in. */
+  heldRuns(): string[] {
+    return this.pending.size ? [...this.pending.keys()] : [];
+  }
+
+  /** The events of run `runId` held in memory, in order (see append). */
+  heldEventsOf(runId: string): readonly RunEvent[] {
+    return this.pending.get(runId)?.events ?? [];
+  }
+
   /** How many events are held in memory, not yet on disk (the disk was full). */
   pendingEvents(): number {
     let n = 0;

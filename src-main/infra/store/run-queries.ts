@@ -21,6 +21,7 @@ import type { RunEvent, RunKind, RunMode, RunStatus, Tier } from '../../core/rec
 import { deriveRun } from '../../core/records/records.ts';
 import type { RunRecord } from '../../core/records/records.ts';
 import type { RunSortKey } from '../../core/records/sort.ts';
+import { foldSummary } from '../../core/records/summary.ts';
 import type { RunPage, RunSummary } from '../../core/records/summary.ts';
 import { interruptedReason, pidAlive } from './connection.ts';
 import { liveStatus, toSummary } from './run-statements.ts';
@@ -125,6 +126,12 @@ export interface QueryParts {
    * log's): the runs of a suite run, and the suite run of a run. The list and a run's summary include them.
    */
   heldTags?: { runsOf: (suiteRun: string) => string[]; suiteRunOf: (runId: string) => string | undefined };
+  /**
+   * The runs whose events this process holds in memory, not yet written (a full disk, files that take
+   * no writes, a copy going on over the store: the event log's), with those events: the list and a
+   * run's summary fold them in, as a run's record does.
+   */
+  heldEvents?: { runs: () => string[]; of: (runId: string) => readonly RunEvent[] };
   textWindow?: number;
   fewMatches?: number;
 }
@@ -140,19 +147,77 @@ export class RunQueries {
   private readonly textWindow: number;
   private readonly fewMatches: number;
   private readonly heldTags: QueryParts['heldTags'];
+  private readonly heldEvents: QueryParts['heldEvents'];
 
   constructor(parts: QueryParts) {
     this.stmts = parts.stmts;
     this.dynamic = parts.dynamic;
     this.readEvents = parts.events;
     this.heldTags = parts.heldTags;
+    this.heldEvents = parts.heldEvents;
     this.textWindow = parts.textWindow ?? TEXT_WINDOW;
     this.fewMatches = parts.fewMatches ?? FEW_MATCHES;
   }
 
   summary(runId: string): RunSummary | undefined {
     const row = this.stmts.getRun.get(runId);
-    return row ? this.withHeldTag(toSummary(liveStatus(row))) : undefined;
+    return row ? this.withHeld(toSummary(liveStatus(row))) : undefined;
+  }
+
+  /**
+   * A run's summary with what this process holds of it in memory, not yet written: its suite tag (see
+   * QueryParts.heldTags) and its events, folded into the stored summary by the same fold that writes
+   * the row (core/records/summary.ts). Before, a run whose end was held (a full disk) was listed with
+   * its stored status (`running`) until the end was written; only its record (`runs.get`) had it.
+   */
+  private withHeld(s: RunSummary): RunSummary {
+    const tagged = this.withHeldTag(s);
+    const held = this.heldEvents?.of(s.id);
+    if (!held?.length) return tagged;
+    let model: { model: string } | undefined | null = null;
+    const started = () => {
+      if (model === null) {
+        const m = this.stmts.startedModel.get(s.id)?.model;
+        model = typeof m === 'string' ? { model: m } : undefined;
+      }
+      return model;
+    };
+    return held.reduce((sum, e) => foldSummary(sum, e, started), tagged);
+  }
+
+  /**
+   * The runs whose held events (see withHeld) change their status: each with its kind, the status its
+   * row stores (what a status filter and the trigger-kept counts see) and the one its held events give.
+   * Few: the runs this process has in flight while the store takes no writes.
+   */
+  private heldStatusMoves(): { id: string; kind: RunKind; from: RunStatus; to: RunStatus }[] {
+    const ids = this.heldEvents?.runs() ?? [];
+    if (ids.length === 0) return [];
+    return ids.flatMap((id) => {
+      const row = this.stmts.getRun.get(id);
+      if (!row) return [];
+      const to = this.withHeld(toSummary(row)).status;
+      return to === row.status ? [] : [{ id, kind: row.kind, from: row.status, to }];
+    });
+  }
+
+  /** The trigger-kept counts with the held status of each run in `moves` (see heldStatusMoves). */
+  private countsWithHeld(
+    counts: { kind: RunKind; status: RunStatus; n: number }[],
+    moves: readonly { kind: RunKind; from: RunStatus; to: RunStatus }[],
+  ): { kind: RunKind; status: RunStatus; n: number }[] {
+    if (moves.length === 0) return counts;
+    const out = counts.map((c) => ({ ...c }));
+    const at = (kind: RunKind, status: RunStatus) => {
+      let c = out.find((x) => x.kind === kind && x.status === status);
+      if (!c) out.push((c = { kind, status, n: 0 }));
+      return c;
+    };
+    for (const m of moves) {
+      at(m.kind, m.from).n--;
+      at(m.kind, m.to).n++;
+    }
+    return out;
   }
 
   /** A run's summary with its suite tag that this process holds in memory (see QueryParts.heldTags). */
@@ -193,8 +258,13 @@ export class RunQueries {
    * `count: true` counts every match. The strategies are named at the top of this file.
    */
   list(filter: RunFilter = {}): RunPage {
-    const counts = this.stmts.runCounts.all();
-    const { where, args, statuses, kinds, text, match, ftsText, plain } = this.filterTerms(filter, counts);
+    const moves = this.heldStatusMoves();
+    const counts = this.countsWithHeld(this.stmts.runCounts.all(), moves);
+    const { where, args, statuses, kinds, text, match, ftsText, plain } = this.filterTerms(
+      filter,
+      counts,
+      moves,
+    );
     const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
     const limit = Math.min(Math.max(filter.limit ?? 100, 1), 10_000);
     const offset = Math.max(filter.offset ?? 0, 0);
@@ -217,7 +287,7 @@ export class RunQueries {
         ? this.collectText(clause, args, filter, offset, limit + 1)
         : this.pageAt(where, args, filter, offset, limit + 1));
     const more = rows.length > limit;
-    const runs = rows.slice(0, limit).map((r) => this.withHeldTag(toSummary(liveStatus(r))));
+    const runs = rows.slice(0, limit).map((r) => this.withHeld(toSummary(liveStatus(r))));
     const page = (t: { total: number; totalExact: boolean }): RunPage => ({ ...t, runs });
     if (where.length === (statuses.length ? 1 : 0) + (kinds.term ? 1 : 0) && !text && !filter.count)
       return page(this.totalFromCounts(counts, statuses, kinds.kinds));
@@ -234,14 +304,27 @@ export class RunQueries {
    * start-time range, then the text term last (streamText drops it; `plain` counts the terms before it,
    * which windowText keeps).
    */
-  private filterTerms(filter: RunFilter, counts: { kind: RunKind; n: number }[]) {
+  private filterTerms(
+    filter: RunFilter,
+    counts: { kind: RunKind; n: number }[],
+    moves: readonly { id: string; from: RunStatus; to: RunStatus }[] = [],
+  ) {
     const where: string[] = [];
     const args: SQLInputValue[] = [];
     const statuses =
       filter.status === undefined ? [] : Array.isArray(filter.status) ? filter.status : [filter.status];
     if (statuses.length) {
-      where.push(`r.status IN (${statuses.map(() => '?').join(', ')})`);
-      args.push(...statuses);
+      // A run whose held events change its status (see heldStatusMoves) is filtered by that status: in
+      // when it is asked for and its row's is not, out in the other case (one term: see totalFromCounts).
+      const keep = new Set<string>(statuses);
+      const into = moves.filter((m) => keep.has(m.to) && !keep.has(m.from)).map((m) => m.id);
+      const out = moves.filter((m) => !keep.has(m.to) && keep.has(m.from)).map((m) => m.id);
+      const marks = (ids: string[]) => ids.map(() => '?').join(', ');
+      let term = `r.status IN (${marks(statuses)})`;
+      if (into.length) term = `(${term} OR r.id IN (${marks(into)}))`;
+      if (out.length) term = `(${term} AND r.id NOT IN (${marks(out)}))`;
+      where.push(term);
+      args.push(...statuses, ...into, ...out);
     }
     const kinds = this.kindTerm(filter, counts);
     if (kinds.term) {

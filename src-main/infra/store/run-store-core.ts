@@ -74,6 +74,7 @@ export class RunStoreCore extends RunQueries {
       dynamic: new StatementCache(db),
       events: (runId) => log.events(runId),
       heldTags: { runsOf: (id) => log.heldRunsOf(id), suiteRunOf: (runId) => log.heldSuiteRunOf(runId) },
+      heldEvents: { runs: () => log.heldRuns(), of: (runId) => log.heldEventsOf(runId) },
       ...(opts.textWindow !== undefined ? { textWindow: opts.textWindow } : {}),
       ...(opts.fewMatches !== undefined ? { fewMatches: opts.fewMatches } : {}),
     });

@@ -124,6 +124,15 @@ describe('a full disk under a live toolsmith mcp --http', () => {
     expect(list.code).toBe(0);
     expect(list.out).toContain(runId);
 
+    // The process that holds the run's end lists it with that status (the MCP resources' list, as the
+    // workbench's runs.list, reads the run list of the process): before, `running`, its stored status,
+    // until the held events were written. Another process reads what is written: still `running`, so the
+    // end was still held when the list was read.
+    const resources = await (client as Client).listResources();
+    const listed = resources.resources.find((r) => r.uri === `toolsmith://runs/${runId}`);
+    expect(listed?.title).toMatch(/^succeeded: /);
+    expect((await showRun(runId)).status).toBe('running');
+
     // A new run cannot be recorded: the error names the cause and the file; the process lives on.
     const refused = await delegate('how many p3 are in stock (refused)');
     expect(refused.isError).toBe(true);
@@ -247,6 +256,53 @@ describe('the run store and workspace files on a full disk', () => {
       ]);
     } finally {
       again.close();
+    }
+  });
+
+  it("the run list and a run's summary show the status of a run's held events, filtered and counted by it", () => {
+    const file = join(root, 'held-list', 'runs.db');
+    const store = new RunStore(file);
+    const start = (task: string) =>
+      store.createRun({ task, sandbox: 's', mode: 'plan', language: 'python', maxRetries: 0, maxSteps: 1 });
+    try {
+      const ended = start('ends while the disk is full');
+      const going = start('still going');
+      fillDisk();
+      store.append(ended, 'llm_response', {
+        n: 1,
+        model: 'm',
+        provider: 'p',
+        text: 'x'.repeat(100_000),
+        promptTokens: 3,
+        completionTokens: 4,
+        latencyMs: 1,
+        retries: [],
+      });
+      store.append(ended, 'run_finished', { status: 'succeeded', result: 4 });
+      // Held: the row still says running.
+      expect(store.pendingEvents()).toBe(2);
+      const byId = (runs: { id: string; status: string }[]) =>
+        Object.fromEntries(runs.map((r) => [r.id, r.status]));
+      const all = store.list();
+      expect(byId(all.runs)).toEqual({ [ended]: 'succeeded', [going]: 'running' });
+      expect(all.runs.find((r) => r.id === ended)).toMatchObject({ tokens: 7, model: 'm' });
+      expect(store.summary(ended)?.status).toBe('succeeded');
+      // Filtered and counted by the held status: the exact totals of the status chips agree.
+      const running = store.list({ status: 'running' });
+      expect(running.runs.map((r) => r.id)).toEqual([going]);
+      expect(running).toMatchObject({ total: 1, totalExact: true });
+      const succeeded = store.list({ status: ['succeeded', 'failed'] });
+      expect(succeeded.runs.map((r) => r.id)).toEqual([ended]);
+      expect(succeeded).toMatchObject({ total: 1, totalExact: true });
+      expect(store.list({ status: 'succeeded', sandbox: 's', count: true }).total).toBe(1);
+      expect(store.list({ status: 'running', text: 'going' }).runs.map((r) => r.id)).toEqual([going]);
+      freeDisk();
+      expect(store.flush()).toBe(true);
+      expect(byId(store.list().runs)).toEqual({ [ended]: 'succeeded', [going]: 'running' });
+      expect(store.list({ status: 'running' })).toMatchObject({ total: 1, totalExact: true });
+    } finally {
+      freeDisk();
+      store.close();
     }
   });
 
