@@ -14,6 +14,8 @@ import type { FrontEndContext, Handlers } from './handler-types.ts';
 import { errorMessage } from '../core/errors.ts';
 import { WorkspaceFileError, workspaceGone } from '../infra/workspace/atomic.ts';
 import { knownSecrets } from '../core/records/redact.ts';
+import { StoreOverwrittenError } from '../infra/store/connection.ts';
+import { readThroughOverwrite } from '../infra/store/read-through.ts';
 
 export type { FrontEndContext, Handlers } from './handler-types.ts';
 
@@ -202,6 +204,23 @@ const WORKSPACE_LISTS: Partial<Record<Method, string>> = {
   'suites.read': 'the suite',
 };
 
+/**
+ * The reads of the run store (the run list and view, a run's events and prompt, its export, the suite
+ * runs' history, a suite run, a comparison) that wait through a copy going on over `runs.db` and then
+ * read the content copied in (infra/store/read-through.ts), as the suite runner's own reads do. Before,
+ * each was refused at once during a copy, answered as an `internal` error saying "nothing was written".
+ */
+const STORE_READS: ReadonlySet<string> = new Set([
+  'runs.list',
+  'runs.get',
+  'runs.events',
+  'runs.prompt',
+  'runs.export',
+  'suites.runs',
+  'suites.get',
+  'suites.compare',
+]);
+
 /** Validates `payload` against the method's schema and runs its handler; never throws. */
 /**
  * Answers a front end only shows (a tool tried, a server or provider tested, a template's examples, the
@@ -261,9 +280,14 @@ async function dispatchTo(
       // The sandbox from the run's summary row: the handler reads the run itself, once.
       await svc.prepareMcp((await svc.runs()).sandboxOf((parsed.data as { runId: string }).runId));
     }
-    return { ok: true, value: (await handler(svc, parsed.data, fe)) as Response<Method> };
+    const call = () => handler(svc, parsed.data, fe);
+    const value = STORE_READS.has(m) ? await readThroughOverwrite(call) : await call();
+    return { ok: true, value: value as Response<Method> };
   } catch (e) {
     if (e instanceof ToolsmithError) return { ok: false, error: e.toData() };
+    // The run store refusing while a copy goes on over it (named, with what to do): not a bug.
+    if (e instanceof StoreOverwrittenError)
+      return { ok: false, error: { code: 'infra', message: e.message } };
     // A workspace file the machine refused (named, with its cause and what to do): not a bug.
     if (e instanceof WorkspaceFileError) return { ok: false, error: { code: 'infra', message: e.message } };
     process.stderr.write(

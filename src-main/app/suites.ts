@@ -16,7 +16,8 @@ import { stringify as stringifyToml } from 'smol-toml';
 import { parseSuite } from '../infra/workspace/suite-toml.ts';
 import type { Assertion, CaseInstance, Suite, SuiteProblem } from '../core/suites/schema.ts';
 import { SuiteStore } from '../infra/store/suite-store.ts';
-import { DiskFullError, StoreOverwrittenError } from '../infra/store/run-store.ts';
+import { DiskFullError } from '../infra/store/run-store.ts';
+import { readThroughOverwrite as readThrough } from '../infra/store/read-through.ts';
 import type { SuiteProgress, SuiteRunFull, SuiteRunSpec, SuiteRunSummary } from '../core/suites/run.ts';
 import type { Request } from '../contract/api.ts';
 import { WorkspaceError } from '../infra/workspace/files.ts';
@@ -127,23 +128,11 @@ const OVERWRITE_WAIT_MS = 60_000;
 
 /**
  * A read of the run store by the suite runner, made again every 100 ms while `runs.db` is being
- * overwritten in place (a copy still going on: the store refuses statements with a StoreOverwrittenError
- * until the file stayed the same, holding a run's events and the suite run's writes meanwhile), for at
- * most OVERWRITE_WAIT_MS. Before, a case whose run ended during a copy read as an infrastructure error
- * ("the case could not start: the run store ... is being overwritten in place ...") and the suite run
- * ended `error`.
+ * overwritten in place (infra/store/read-through.ts), for at most OVERWRITE_WAIT_MS. Before, a case
+ * whose run ended during a copy read as an infrastructure error ("the case could not start: the run
+ * store ... is being overwritten in place ...") and the suite run ended `error`.
  */
-async function readThroughOverwrite<T>(read: () => T): Promise<T> {
-  const until = performance.now() + OVERWRITE_WAIT_MS;
-  for (;;) {
-    try {
-      return read();
-    } catch (e) {
-      if (!(e instanceof StoreOverwrittenError) || performance.now() > until) throw e;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const readThroughOverwrite = <T>(read: () => T): Promise<T> => readThrough(read, OVERWRITE_WAIT_MS);
 
 /** Parses a suite; problems (TOML, schema, predicate validation) carry line numbers. */
 export function checkSuiteText(

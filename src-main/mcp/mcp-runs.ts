@@ -6,6 +6,7 @@ import { ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ToolsmithService } from '../app/service.ts';
 import { ToolsmithError } from '../app/errors.ts';
+import { readThroughOverwrite } from '../infra/store/read-through.ts';
 import { runAgentContext } from '../core/sandbox/agent-context.ts';
 
 export const RUN_URI_PREFIX = 'toolsmith://runs/';
@@ -27,7 +28,9 @@ export function registerRunResources(server: McpServer, svc: ToolsmithService): 
     'run',
     new ResourceTemplate(`${RUN_URI_PREFIX}{id}`, {
       list: async () => {
-        const { runs } = (await svc.runs()).list({ limit: LISTED_RUNS });
+        // (through a copy going on over the store: see infra/store/read-through.ts)
+        const store = await svc.runs();
+        const { runs } = await readThroughOverwrite(() => store.list({ limit: LISTED_RUNS }));
         return {
           resources: runs.map((r) => ({
             uri: runUri(r.id),

@@ -78,9 +78,14 @@ export class StoreUnwritableError extends DiskFullError {
  */
 export class StoreOverwrittenError extends DiskFullError {
   override name = 'StoreOverwrittenError';
-  constructor(file: string, verdict: string) {
-    super(file, 'a write', verdict);
-    this.message = `the run store ${file} is being overwritten in place with ${verdict} while this process (pid ${process.pid}) has it open (a copy still going on?): nothing was written, since a write now would go to the old content's write-ahead log and be lost; a run's events, template counts and a suite run's results are held and written to the new content once it stays the same; try anything else again in a moment (and never copy a store over one in use)`;
+  /** Whether a read was refused (else a write): a read is said as one, never as "nothing was written". */
+  readonly read: boolean;
+  constructor(file: string, verdict: string, read = false) {
+    super(file, read ? 'a read' : 'a write', verdict);
+    this.read = read;
+    this.message = read
+      ? `the run store ${file} is being overwritten in place with ${verdict} while this process (pid ${process.pid}) has it open (a copy still going on?): nothing could be read, since the file is then neither the content before nor the whole new one; it is read again once the copy stays the same (the workbench's and the MCP server's reads wait for that); try again in a moment (and never copy a store over one in use)`
+      : `the run store ${file} is being overwritten in place with ${verdict} while this process (pid ${process.pid}) has it open (a copy still going on?): nothing was written, since a write now would go to the old content's write-ahead log and be lost; a run's events, template counts and a suite run's results are held and written to the new content once it stays the same; try anything else again in a moment (and never copy a store over one in use)`;
   }
 }
 
@@ -871,6 +876,7 @@ export class StoreConnection implements Guard {
    * after it may have gone to a file already replaced, and is carried to the new one whatever its state.
    */
   okAt = steadyNow();
+
   private checking = false;
   private commits = 0;
   /** The folder-gone line was written (see folderGone); cleared when the folder is back. */
@@ -1196,7 +1202,7 @@ export class StoreConnection implements Guard {
     // While the file looks overwritten (waiting for it to stay the same), it is not seen whole: a run
     // that ends meanwhile is still carried to the content there once acted on.
     else if (!this.suspect) this.okAt = steadyNow();
-    else if (statement) this.refuseWhileOverwritten();
+    else if (statement) this.refuseWhileOverwritten(write);
   }
 
   /**
@@ -1211,7 +1217,7 @@ export class StoreConnection implements Guard {
     if (over) {
       this.overwrittenWith = over;
       this.reopen('overwritten');
-    } else if (this.suspect && statement) this.refuseWhileOverwritten();
+    } else if (this.suspect && statement) this.refuseWhileOverwritten(true);
   }
 
   /**
@@ -1223,9 +1229,9 @@ export class StoreConnection implements Guard {
    * loop of synchronous sleeps, up to 10 s while a copy went on: the process (serve, the MCP server, the
    * workbench) answered nothing meanwhile.
    */
-  private refuseWhileOverwritten(): void {
+  private refuseWhileOverwritten(write: boolean): void {
     const s = this.suspect;
-    if (s) throw new StoreOverwrittenError(this.file, s.verdict);
+    if (s) throw new StoreOverwrittenError(this.file, s.verdict, !write);
   }
 
   /**

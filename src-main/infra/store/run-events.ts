@@ -921,10 +921,13 @@ export class RunEvents {
     const [first, ...rest] = checked.events.map(upgradeEvent);
     if (!first || first.type !== 'run_started')
       throw new RunStoreError('an exported run must start with run_started');
-    const id = this.stmts.hasRun.get(first.runId) ? randomUUID() : first.runId;
+    let id = first.runId;
     this.importing = true;
     try {
+      // (the id looked up inside the transaction: its BEGIN is the write a copy going on over the file
+      // refuses, so the refusal says that nothing was written, not that nothing could be read)
       this.tx('an imported run', () => {
+        if (this.stmts.hasRun.get(first.runId)) id = randomUUID();
         this.createRun(first.data, id, first.ts);
         for (const e of rest) this.append(id, e.type, e.data, e.ts);
         const finished = rest.some((e) => e.type === 'run_finished');

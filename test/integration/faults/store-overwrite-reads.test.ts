@@ -1,0 +1,136 @@
+/**
+ * Reads of the run store by a live service while `runs.db` is being overwritten in place (a copy still
+ * going on: StoreConnection refuses statements until the file stays the same). The workbench's reads
+ * (`runs.list`, `runs.get`, through the same dispatch as its IPC and HTTP front ends) wait for the copy
+ * and answer the content copied in, as the suite runner's own reads do; a read refused says it is a
+ * read. Before, each was refused at once as an `internal` error saying "nothing was written".
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { dispatch } from '../../../src-main/app/handlers.ts';
+import { ToolsmithService } from '../../../src-main/app/service.ts';
+import type { ApiResult } from '../../../src-main/contract/api.ts';
+import { RunStore, StoreOverwrittenError } from '../../../src-main/infra/store/run-store.ts';
+import { POLL_MS } from '../../support/budgets.ts';
+import { runStarted } from '../../support/run-records.ts';
+import { copyWorkspace, repoRoot, sampleWorkspace } from '../../support/workspace.ts';
+
+let dir: string;
+let said: string[];
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'toolsmith-overwrite-reads-'));
+  said = [];
+  const write = process.stderr.write.bind(process.stderr);
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    said.push(String(chunk));
+    return write(chunk);
+  });
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Another workspace's store (its own id), closed, with one ended run: what is copied over the live one. */
+function otherStore(): string {
+  mkdirSync(join(dir, 'other', '.toolsmith'), { recursive: true });
+  const path = join(dir, 'other', '.toolsmith', 'runs.db');
+  const other = new RunStore(path);
+  const id = other.createRun(runStarted('a run of the other store'));
+  other.append(id, 'run_finished', { status: 'failed', error: 'e' });
+  other.close();
+  return path;
+}
+
+/**
+ * A copy still going on: `from` copied over `to`, then its time changed every 50 ms (the store waits for
+ * the file to stay the same) until `done()`. `copied` resolves once the content is over the file.
+ */
+function copyGoingOn(from: string, to: string) {
+  const copier = spawn(
+    join(repoRoot, 'node_modules/.bin/node'),
+    [
+      '-e',
+      `const fs = require('node:fs');
+       fs.copyFileSync(process.argv[1], process.argv[2]);
+       process.stdout.write('copied\\n');
+       const t = setInterval(() => { const now = new Date(); fs.utimesSync(process.argv[2], now, now); }, 50);
+       process.stdin.on('end', () => clearInterval(t)).resume();`,
+      from,
+      to,
+    ],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  const copied = new Promise<void>((r) => copier.stdout?.once('data', () => r()));
+  return { copied, done: () => copier.stdin?.end(), kill: () => copier.kill() };
+}
+
+/** Whether `p` has settled by the time the event loop has turned for `ms`. */
+async function settledWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let settled = false;
+  void p.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  await new Promise((r) => setTimeout(r, ms));
+  return settled;
+}
+
+describe("the workbench's reads of the run store while a copy goes on over it", () => {
+  it('runs.list and runs.get wait for the copy and answer the content copied in; a read refused meanwhile says it is a read', async () => {
+    const foreign = otherStore();
+    const ws = join(dir, 'ws');
+    copyWorkspace(sampleWorkspace, ws);
+    const svc = ToolsmithService.open(ws);
+    const copy = { done: () => {}, kill: () => {} };
+    try {
+      const store = (await svc.runs()).store;
+      const going = store.createRun(runStarted('a run in flight over the copy'));
+      store.checkFiles();
+      const c = copyGoingOn(foreign, store.file);
+      Object.assign(copy, c);
+      await c.copied;
+      store.checkFiles(); // (seen, not acted on: the file keeps changing until told to stop)
+      // The store's own read is refused while the copy goes on, in a read's words.
+      const refused = (() => {
+        try {
+          store.list();
+        } catch (e) {
+          return e;
+        }
+        return undefined;
+      })();
+      expect(refused).toBeInstanceOf(StoreOverwrittenError);
+      expect((refused as Error).message).toMatch(
+        /is being overwritten in place with another run store .*\(a copy still going on\?\): nothing could be read/,
+      );
+      expect((refused as Error).message).not.toMatch(/nothing was written/);
+      // The workbench's reads wait (before: answered at once, `internal`, "nothing was written").
+      const listed = dispatch(svc, 'runs.list', {}) as Promise<ApiResult<'runs.list'>>;
+      const got = dispatch(svc, 'runs.get', { runId: going }) as Promise<ApiResult<'runs.get'>>;
+      expect(await settledWithin(Promise.all([listed, got]), 300)).toBe(false);
+      // (still going on: nothing acted on yet)
+      expect(said.join('')).not.toMatch(/overwritten in place/);
+      c.done();
+      const page = await listed;
+      if (!page.ok) throw new Error(page.error.message);
+      expect(page.value.runs.map((r) => r.task).sort()).toEqual([
+        'a run in flight over the copy',
+        'a run of the other store',
+      ]);
+      const run = await got;
+      if (!run.ok) throw new Error(run.error.message);
+      expect(run.value.status).toBe('running');
+      await vi.waitFor(() => expect(said.join('')).toMatch(/overwritten in place with another run store/), {
+        timeout: POLL_MS,
+        interval: 50,
+      });
+    } finally {
+      copy.kill();
+      await svc.close();
+    }
+  }, 60_000);
+});
