@@ -68,6 +68,13 @@ export class StoreUnwritableError extends DiskFullError {
   }
 }
 
+/** A point of a connection's write-ahead log (see StoreConnection.walMark). */
+export interface WalMark {
+  generation: number;
+  salt: string;
+  frames: number;
+}
+
 /**
  * A statement refused at once because the store's file looks overwritten in place (a copy going on
  * over it: see StoreConnection.overwritten) and is not acted on yet: a write now would go to the old
@@ -877,6 +884,41 @@ export class StoreConnection implements Guard {
    */
   okAt = steadyNow();
 
+  /**
+   * Where this connection's write-ahead log ends now: its salt (new each time the log starts over, which
+   * it does only after every frame was checkpointed) and its frames, with the connection's generation.
+   * A run's mark after its end was committed tells whether that end is in the database file yet, or
+   * only in the log (see checkpointed). Undefined when the WAL index cannot be read.
+   */
+  walMark(): WalMark | undefined {
+    this.keepShm();
+    const w = walIndex(this.shmFd);
+    if (!w) return undefined;
+    return { generation: this.generation, salt: w.mark.split('.').slice(0, 2).join('.'), frames: w.frames };
+  }
+
+  /**
+   * A test of whether what was committed up to a mark (see walMark) is in the database file, the WAL
+   * index read once for every mark it is asked about: the log started over
+   * since (every frame checkpointed), or its checkpoints wrote that far (nBackfill). A mark of a
+   * connection given up or closed (an earlier generation) is no longer this connection's: true.
+   */
+  checkpointedTest(): (mark: WalMark) => boolean {
+    const w = walIndex(this.shmFd);
+    const salt = w?.mark.split('.').slice(0, 2).join('.');
+    return (mark) =>
+      mark.generation !== this.generation || (!!w && (salt !== mark.salt || w.backfilled >= mark.frames));
+  }
+
+  /** What the file was last found overwritten in place with, in words (see overwritten); '' if never. */
+  get overwriteVerdict(): string {
+    return this.overwrittenWith;
+  }
+
+  /** Whether the file looks overwritten in place and is not acted on yet (a copy still going on). */
+  get beingOverwritten(): boolean {
+    return this.suspect !== undefined;
+  }
   private checking = false;
   private commits = 0;
   /** The folder-gone line was written (see folderGone); cleared when the folder is back. */

@@ -18,7 +18,7 @@ import type { checkRunExport } from '../../core/records/schemas.ts';
 import { foldSummary, startSummary } from '../../core/records/summary.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { DiskFullError, isDiskFull, RunStoreError, StoreOverwrittenError, storeWrite } from './connection.ts';
-import type { ReplacedWhy, StoreConnection } from './connection.ts';
+import type { ReplacedWhy, StoreConnection, WalMark } from './connection.ts';
 import { steadyNow } from '../clock.ts';
 import { insertRows } from './rows.ts';
 import { toSummary } from './run-statements.ts';
@@ -106,6 +106,19 @@ function mergeCounters(db: DatabaseSync, counters: readonly TemplateCounter[]): 
 
 const fromRow = (r: EventRow): RunEvent =>
   upgradeEvent({ v: r.v, runId: r.run_id, seq: r.seq, ts: r.ts, type: r.type, data: JSON.parse(r.data) });
+
+/** A run of this process kept in memory (see RunEvents.inFlight). */
+interface InFlightRun {
+  events: RunEvent[];
+  endedAt?: number;
+  /** Where the write-ahead log ended once its end was committed (see RunEvents.markWritten). */
+  mark?: WalMark;
+  /** Its events' bytes, once it is kept only because its end may be in the log alone (see prune). */
+  bytes?: number;
+}
+
+/** Runs kept in memory only because their end may be in the write-ahead log alone, at most (JSON). */
+export const MAX_LOG_ONLY_BYTES = 32 * 1024 * 1024;
 
 /** What the event log works on: the store's file and connection, its statements and clock. */
 export interface StoreParts {
@@ -214,12 +227,26 @@ export class RunEvents {
   }
 
   /**
-   * The events of this process's runs in flight, and of those that ended after the files were last
-   * seen whole, kept in memory: a `runs.db` overwritten in place keeps nothing of its old pages, so
-   * these runs are written to the content now at the path from here (see StoreConnection,
-   * reopenOverwritten).
+   * The events of this process's runs in flight, of those that ended after the files were last seen
+   * whole, and of those whose end is not yet checkpointed (only in the write-ahead log: see prune),
+   * kept in memory: a `runs.db` overwritten in place keeps nothing of its old pages and the reopen
+   * empties the log, so these runs are written to the content now at the path from here, or beside
+   * it when that content is another store's (see keepInFlight, StoreConnection.reopenOverwritten).
    */
-  private readonly inFlight = new Map<string, { events: RunEvent[]; endedAt?: number }>();
+  private readonly inFlight = new Map<string, InFlightRun>();
+
+  /**
+   * Bytes of the runs kept in `inFlight` only because their end may be in the write-ahead log alone
+   * (ended, seen whole, not yet checkpointed: see onlyInLog), at most MAX_LOG_ONLY_BYTES.
+   */
+  private logOnlyBytes = 0;
+
+  /**
+   * Runs of this process ended and no longer kept (past MAX_LOG_ONLY_BYTES) while their end may still
+   * be only in the write-ahead log: named if an overwrite empties the log before a checkpoint (see
+   * keepInFlight), forgotten once checkpointed.
+   */
+  private readonly notKept = new Map<string, WalMark>();
 
   /** An import is being written: an imported run is never in flight here, so it is not kept in memory. */
   private importing = false;
@@ -233,9 +260,58 @@ export class RunEvents {
       m.events.push(event);
       if (event.type === 'run_finished') m.endedAt = steadyNow();
     }
-    const seen = this.conn.okAt;
-    for (const [id, m] of this.inFlight)
-      if (m.endedAt !== undefined && m.endedAt <= seen) this.inFlight.delete(id);
+    // (at a run's start and end only: the runs kept until a checkpoint may be hundreds, and walking
+    // them at every event cost an append O(runs kept))
+    if (event.type === 'run_started' || event.type === 'run_finished') this.prune();
+  }
+
+  /**
+   * Where the log ended once run `runId`'s end was committed (see StoreConnection.walMark): until a
+   * checkpoint writes that far, the run is kept in memory after it was seen whole (see prune).
+   */
+  private markWritten(runId: string): void {
+    const m = this.inFlight.get(runId);
+    if (!this.conn || !m || m.endedAt === undefined || this.pending.has(runId)) return;
+    m.mark = this.conn.walMark();
+  }
+
+  /**
+   * Forgets the runs that ended before the files were last seen whole and whose end is in the database
+   * file (checkpointed: see StoreConnection.checkpointed). One whose end is still only in the
+   * write-ahead log is kept, up to MAX_LOG_ONLY_BYTES (the oldest past it forgotten and its id kept in
+   * `notKept`): an overwrite in place empties that log, and the run is then written again where it
+   * belongs (see keepInFlight). Before, a run was forgotten as soon as it was seen whole, and one that
+   * ended a minute before a copy over the store, its end not yet checkpointed, was lost without a word.
+   */
+  private prune(): void {
+    const conn = this.conn;
+    if (!conn) return;
+    const seen = conn.okAt;
+    let index: ((mark: WalMark) => boolean) | undefined;
+    const checkpointed = (mark: WalMark) => (index ??= conn.checkpointedTest())(mark);
+    for (const [id, m] of this.inFlight) {
+      if (m.endedAt === undefined || m.endedAt > seen) continue;
+      if (m.mark !== undefined && !checkpointed(m.mark)) {
+        if (m.bytes === undefined) {
+          m.bytes = m.events.reduce((n, e) => n + JSON.stringify(e.data).length, 0);
+          this.logOnlyBytes += m.bytes;
+        }
+        continue;
+      }
+      this.forget(id, m);
+    }
+    for (const [id, m] of this.inFlight) {
+      if (this.logOnlyBytes <= MAX_LOG_ONLY_BYTES) break;
+      if (m.bytes === undefined || m.mark === undefined) continue;
+      this.notKept.set(id, m.mark);
+      this.forget(id, m);
+    }
+    for (const [id, mark] of this.notKept) if (checkpointed(mark)) this.notKept.delete(id);
+  }
+
+  private forget(id: string, m: InFlightRun): void {
+    this.inFlight.delete(id);
+    if (m.bytes !== undefined) this.logOnlyBytes -= m.bytes;
   }
 
   /**
@@ -275,11 +351,54 @@ export class RunEvents {
     const seen = this.conn?.okAt ?? steadyNow();
     const current = <T extends { endedAt?: number }>(m: T) => m.endedAt === undefined || m.endedAt > seen;
     const runs = [...this.inFlight.values()].filter(current).map((m) => [...m.events]);
+    // The runs that ended before the files were last seen whole but whose end is still only in the log
+    // the reopen empties (see prune), and those no longer kept for want of room (named).
+    const checkpointed = this.conn?.checkpointedTest() ?? (() => true);
+    const logOnly = [...this.inFlight.entries()].filter(
+      ([, m]) => !current(m) && m.mark !== undefined && !checkpointed(m.mark),
+    );
+    for (const [id, m] of logOnly) this.forget(id, m);
+    const ended = logOnly.map(([, m]) => m.events);
+    const lost = [...this.notKept.entries()].filter(([, mark]) => !checkpointed(mark)).map(([id]) => id);
+    this.notKept.clear();
+    // By the store id rules: a copy of this store (its id: an older copy put back, or another copy of
+    // it) is where this store's runs belong; another store's content, or a new store made in place of
+    // a file that was no store (or was emptied), is not.
+    const another = !/^(an older copy|another copy) of it /.test(this.conn?.overwriteVerdict ?? '');
+    const logSaid = (): string[] => {
+      const out: string[] = [];
+      if (ended.length && !another) {
+        let again = 0;
+        for (const run of ended) if (this.writeAgain(run)) again++;
+        if (again)
+          out.push(
+            `${again} run(s) that ended before the copy, their end only in the emptied log (not yet checkpointed), written there again`,
+          );
+      } else if (ended.length) {
+        const ids = ended.map((r) => r[0]?.runId).join(', ');
+        try {
+          const dir = this.keepAside(ended);
+          out.push(
+            `${ended.length} run(s) that ended before the copy, their end only in the emptied log (not yet checkpointed), belong to the store before, not to what is there now, and are kept in ${dir} (one export per run: \`toolsmith runs import FILE\` takes one into a store): ${ids}`,
+          );
+        } catch (e) {
+          out.push(
+            `${ended.length} run(s) that ended before the copy, their end only in the emptied log, could not be kept aside (${errorMessage(e)}) and are lost: ${ids}`,
+          );
+        }
+      }
+      if (lost.length)
+        out.push(
+          `${lost.length} run(s) that ended before the copy, their end only in the emptied log, were no longer kept in memory (past ${MAX_LOG_ONLY_BYTES / 1024 / 1024} MB) and are lost: ${lost.join(', ')}`,
+        );
+      return out;
+    };
     const suites = [...this.suitesInFlight.entries()]
       .filter(([, m]) => current(m))
       .map(([id, m]) => ({ id, row: { ...m.row }, results: [...m.results.values()], tags: [...m.tags] }));
     const counters = [...this.countersWritten.values()].map((c) => ({ ...c }));
-    if (runs.length === 0 && suites.length === 0 && counters.length === 0) return undefined;
+    if (runs.length === 0 && suites.length === 0 && counters.length === 0 && !ended.length && !lost.length)
+      return undefined;
     return () => {
       let kept = 0;
       for (const run of runs) {
@@ -315,8 +434,71 @@ export class RunEvents {
         suiteRuns ? `${suiteRuns} suite run(s)` : '',
         written ? `${written} template counter(s)` : '',
       ].filter(Boolean);
-      return said.length ? `${said.join(', ')} of this process written there again` : undefined;
+      const all = [
+        ...(said.length ? [`${said.join(', ')} of this process written there again`] : []),
+        ...logSaid(),
+      ];
+      return all.length ? all.join('; ') : undefined;
     };
+  }
+
+  /**
+   * The store closes while a copy still goes on over its file (StoreConnection.close then empties its
+   * log rather than checkpoint it into content not yet whole): every run this process keeps in memory,
+   * in flight or ended with its end not yet checkpointed (held events included), is written beside the
+   * store (keepAside), and its held events are no longer held. Says what was kept, or what was lost and
+   * why. Before, they were lost with the log, and only the held events were named.
+   */
+  keepAsideAtClose(): void {
+    const checkpointed = this.conn?.checkpointedTest() ?? (() => true);
+    const runs = [...this.inFlight.values()]
+      .filter((m) => m.mark === undefined || !checkpointed(m.mark))
+      .map((m) => m.events);
+    if (runs.length === 0) return;
+    const ids = runs.map((r) => r[0]?.runId ?? '');
+    const what = `${runs.length} run(s) of this process (in flight, or ended with their end only in its write-ahead log, which is emptied)`;
+    try {
+      const dir = this.keepAside(runs);
+      for (const id of ids) {
+        const held = this.pending.get(id);
+        if (held) {
+          this.pending.delete(id);
+          this.pendingBytes -= held.bytes;
+        }
+      }
+      this.warn(
+        `the run store ${this.file} was still being overwritten in place as this process (pid ${process.pid}) closed it: ${what} are kept in ${dir} (one export per run: \`toolsmith runs import FILE\` takes one into a store): ${ids.join(', ')}`,
+      );
+    } catch (e) {
+      this.warn(
+        `the run store ${this.file} was still being overwritten in place as this process (pid ${process.pid}) closed it: ${what} could not be kept aside (${errorMessage(e)}) and are lost: ${ids.join(', ')}`,
+      );
+    }
+  }
+
+  /**
+   * Runs of this process written beside the store, one export per run (`runs import` reads each), in a
+   * new folder `runs.db.log-<time>` readable by its owner only: the runs of the store before that an
+   * overwrite in place by another store would lose (see keepInFlight). Returns the folder.
+   */
+  private keepAside(runs: RunEvent[][]): string {
+    const fs = process.getBuiltinModule('node:fs');
+    const path = process.getBuiltinModule('node:path');
+    const dir = `${this.file}.log-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+    fs.mkdirSync(dir, { mode: 0o700 });
+    for (const events of runs) {
+      const doc: RunExport = {
+        format: EXPORT_FORMAT,
+        version: EVENT_VERSION,
+        exportedAt: this.now(),
+        events,
+      };
+      fs.writeFileSync(path.join(dir, `${events[0]?.runId ?? 'run'}.json`), `${JSON.stringify(doc)}\n`, {
+        mode: 0o600,
+        flag: 'wx',
+      });
+    }
+    return dir;
   }
 
   /**
@@ -439,6 +621,7 @@ export class RunEvents {
       if (!row) this.createRun(first.data, first.runId, first.ts);
       for (const e of events.slice(Math.max(have, 1))) this.append(e.runId, e.type, e.data, e.ts);
     });
+    this.markWritten(first.runId);
     return true;
   }
 
@@ -548,6 +731,7 @@ export class RunEvents {
     });
     this.pending.delete(runId);
     this.pendingBytes -= p.bytes;
+    this.markWritten(runId);
   }
 
   private startFlushTimer(): void {
@@ -668,7 +852,10 @@ export class RunEvents {
       this.mirror(event as RunEvent);
       // A run's end is checked to have reached the file now at the path (see keepWritten).
       // (a look: a file that looks overwritten now carries the run, its end included, once acted on)
-      if (type === 'run_finished' && this.depth === 0) this.conn?.check(true, false);
+      if (type === 'run_finished' && this.depth === 0) {
+        this.markWritten(runId);
+        this.conn?.check(true, false);
+      }
     } catch (e) {
       if (!isDiskFull(e, this.file) || this.depth > 0) throw e;
       // A file being overwritten is not read (it refuses every statement): the run's next seq is its
@@ -893,7 +1080,9 @@ export class RunEvents {
     });
     // Its events held in memory (a full disk) go with it, and its copy kept for an overwrite (which
     // wrote a deleted run back).
-    this.inFlight.delete(runId);
+    const kept = this.inFlight.get(runId);
+    if (kept) this.forget(runId, kept);
+    this.notKept.delete(runId);
     const held = this.pending.get(runId);
     if (held) {
       this.pending.delete(runId);

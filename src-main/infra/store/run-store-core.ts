@@ -105,6 +105,9 @@ export class RunStoreCore extends RunQueries {
     } catch {
       // The close below checks the files again and says what it finds.
     }
+    // Still being overwritten after that wait: what this process keeps of its runs is written beside
+    // the store, since the close empties the log that held their ends.
+    if (this.conn?.beingOverwritten) this.log.keepAsideAtClose();
     const lost = this.log.release();
     if (this.conn) this.conn.close();
     else this.db.close();

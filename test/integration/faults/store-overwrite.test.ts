@@ -115,6 +115,29 @@ function churn(ms: number) {
   );
 }
 
+/**
+ * A copy still going on: `from` copied over the store, then its time changed every 50 ms (the store
+ * waits for the file to stay the same) until `done()`. `copied` resolves once the content is over it.
+ */
+function copyGoingOn(from: string) {
+  const child = spawn(
+    join(repoRoot, 'node_modules/.bin/node'),
+    [
+      '-e',
+      `const fs = require('node:fs');
+       fs.copyFileSync(process.argv[1], process.argv[2]);
+       process.stdout.write('copied\\n');
+       const t = setInterval(() => { const now = new Date(); fs.utimesSync(process.argv[2], now, now); }, 50);
+       process.stdin.on('end', () => clearInterval(t)).resume();`,
+      from,
+      file(),
+    ],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  const copied = new Promise<void>((r) => child.stdout?.once('data', () => r()));
+  return { copied, done: () => child.stdin?.end(), kill: () => child.kill() };
+}
+
 describe('runs.db shrinking or overwritten under a live process', () => {
   it('a VACUUM (the file shrinks through its checkpoint) while two processes have the store open is no overwrite: every run of both is kept', async () => {
     const store = new RunStore(file());
@@ -454,25 +477,11 @@ describe('runs.db shrinking or overwritten under a live process', () => {
     const server = createServer((_, res) => res.end('pong'));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const { port } = server.address() as AddressInfo;
-    // A copy still going on: the file copied over, then its time changed every 50 ms until told to stop.
-    const copier = spawn(
-      join(repoRoot, 'node_modules/.bin/node'),
-      [
-        '-e',
-        `const fs = require('node:fs');
-         fs.copyFileSync(process.argv[1], process.argv[2]);
-         process.stdout.write('copied\\n');
-         const t = setInterval(() => { const now = new Date(); fs.utimesSync(process.argv[2], now, now); }, 50);
-         process.stdin.on('end', () => clearInterval(t)).resume();`,
-        foreign,
-        file(),
-      ],
-      { stdio: ['pipe', 'pipe', 'inherit'] },
-    );
+    const copier = copyGoingOn(foreign);
     try {
       const run = store.createRun(runStarted('a run in flight over the copy'));
       looks(store);
-      await new Promise<void>((r) => copier.stdout?.once('data', () => r()));
+      await copier.copied;
       looks(store); // (seen, not acted on: the file keeps changing)
       // Before: this waited, its process answering nothing, for as long as the file kept changing (up
       // to 10 s), and then threw.
@@ -485,7 +494,7 @@ describe('runs.db shrinking or overwritten under a live process', () => {
       expect(answer).toBe('pong');
       // (answered while the overwrite was still waited for)
       expect(said.join('')).not.toMatch(/overwritten in place/);
-      copier.stdin?.end();
+      copier.done();
       await saidSoon(/overwritten in place with another run store/);
       await vi.waitFor(() => expect(store.templateStats().get('stock-in')).toMatchObject({ successes: 1 }), {
         timeout: POLL_MS,
@@ -573,6 +582,107 @@ describe('runs.db shrinking or overwritten under a live process', () => {
     }
     expect(Number(sql(file(), 'SELECT count(*) FROM runs;'))).toBe(6);
     expect(sql(file(), 'PRAGMA integrity_check;')).toBe('ok');
+  }, 60_000);
+
+  it('a run that ended before an older copy of the same store was put back, its end only in the log the reopen empties, is written there again', async () => {
+    const store = new RunStore(file());
+    try {
+      wholeRun(store, 'a run in the older copy');
+      sql(file(), 'PRAGMA wal_checkpoint(TRUNCATE);');
+      const backup = join(dir, 'backup.db');
+      sql(file(), `.backup '${backup}'`);
+      for (let i = 0; i < 200; i++) wholeRun(store, `${'y'.repeat(3000)} ${i}`);
+      // (in the file: lost with the content the copy replaces, as the line says)
+      sql(file(), 'PRAGMA wal_checkpoint(PASSIVE);');
+      const ended = wholeRun(store, 'ended before the copy, its end only in the log');
+      looks(store); // (seen whole after its end)
+      // Another event of this process after that look: before, it forgot the run that ended.
+      const inFlight = store.createRun(runStarted('a run in flight over the copy'));
+      copyFileSync(backup, file());
+      await saidSoon(/overwritten in place with an older copy of it/);
+      // (in the same line)
+      expect(said.join('')).toMatch(
+        /1 run\(s\) that ended before the copy, their end only in the emptied log \(not yet checkpointed\), written there again/,
+      );
+      expect(store.has(inFlight)).toBe(true);
+      // Before: gone, and nothing said.
+      expect(store.get(ended)?.status).toBe('failed');
+    } finally {
+      store.close();
+    }
+    expect(sql(file(), 'SELECT task FROM runs ORDER BY task').split('\n')).toEqual([
+      'a run in flight over the copy',
+      'a run in the older copy',
+      'ended before the copy, its end only in the log',
+    ]);
+  }, 60_000);
+
+  it("a run that ended before another store was copied over, its end only in the log the reopen empties, is kept aside as an export, not put in the other store's content", async () => {
+    const foreign = otherStore();
+    const store = new RunStore(file());
+    let ended = '';
+    try {
+      ended = wholeRun(store, 'ended before the copy, its end only in the log');
+      looks(store);
+      const going = store.createRun(runStarted('still going'));
+      copyFileSync(foreign, file());
+      await saidSoon(/overwritten in place with another run store/);
+      // (in the same line)
+      expect(said.join('')).toMatch(
+        /1 run\(s\) that ended before the copy, .* are kept in \S+runs\.db\.log-\S+ \(one export per run/,
+      );
+      expect(store.has(going)).toBe(true);
+      expect(store.has(ended)).toBe(false);
+    } finally {
+      store.close();
+    }
+    const aside = /are kept in (\S+runs\.db\.log-\S+) \(/.exec(said.join(''))?.[1] ?? '';
+    const exported = join(aside, `${ended}.json`);
+    expect(statSync(exported).mode & 0o777).toBe(0o600);
+    // What `toolsmith runs import` reads: the run whole, as it ended.
+    const back = new RunStore(join(dir, 'back.db'));
+    try {
+      const id = back.import(JSON.parse(readFileSync(exported, 'utf8')));
+      expect(back.get(id)).toMatchObject({ status: 'failed', error: 'e' });
+      expect(back.summary(id)?.task).toBe('ended before the copy, its end only in the log');
+    } finally {
+      back.close();
+    }
+  }, 60_000);
+
+  it('a close while a copy still goes on over the store keeps the runs in flight and those whose end was only in the log it empties beside the store, as exports', async () => {
+    const foreign = otherStore();
+    const store = new RunStore(file());
+    const copier = copyGoingOn(foreign);
+    let ended = '';
+    let going = '';
+    try {
+      ended = wholeRun(store, 'ended before the copy, its end only in the log');
+      looks(store);
+      going = store.createRun(runStarted('in flight as the process closes'));
+      await copier.copied;
+      looks(store); // (seen, not acted on: the file keeps changing until after the close)
+      store.append(going, 'tier', { n: 1, tier: 'llm', provider: 'p' });
+      expect(store.pendingEvents()).toBe(1);
+      // Nothing lost: the held event is kept aside with its run (before, the close threw naming it lost).
+      store.close();
+    } finally {
+      copier.kill();
+    }
+    const line = said.join('');
+    expect(line).toMatch(
+      /was still being overwritten in place as this process \(pid \d+\) closed it: 2 run\(s\)/,
+    );
+    const aside = /are kept in (\S+runs\.db\.log-\S+) \(one export per run/.exec(line)?.[1] ?? '';
+    const back = new RunStore(join(dir, 'back.db'));
+    try {
+      const a = back.import(JSON.parse(readFileSync(join(aside, `${ended}.json`), 'utf8')));
+      expect(back.get(a)?.status).toBe('failed');
+      const b = back.import(JSON.parse(readFileSync(join(aside, `${going}.json`), 'utf8')));
+      expect(back.events(b).map((e) => e.type)).toEqual(['run_started', 'tier']);
+    } finally {
+      back.close();
+    }
   }, 60_000);
 
   it('a run deleted here, or imported here, is never written back by an overwrite', async () => {
