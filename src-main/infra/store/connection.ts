@@ -91,7 +91,7 @@ export class StoreOverwrittenError extends DiskFullError {
     super(file, read ? 'a read' : 'a write', verdict);
     this.read = read;
     this.message = read
-      ? `the run store ${file} is being overwritten in place with ${verdict} while this process (pid ${process.pid}) has it open (a copy still going on?): nothing could be read, since the file is then neither the content before nor the whole new one; it is read again once the copy stays the same (the workbench's and the MCP server's reads wait for that); try again in a moment (and never copy a store over one in use)`
+      ? `the run store ${file} is being overwritten in place with ${verdict} while this process (pid ${process.pid}) has it open (a copy still going on?): nothing could be read, since the file is then neither the content before nor the whole new one; it can be read once the copy stays the same; try again in a moment (and never copy a store over one in use)`
       : `the run store ${file} is being overwritten in place with ${verdict} while this process (pid ${process.pid}) has it open (a copy still going on?): nothing was written, since a write now would go to the old content's write-ahead log and be lost; a run's events, template counts and a suite run's results are held and written to the new content once it stays the same; try anything else again in a moment (and never copy a store over one in use)`;
   }
 }
