@@ -5,7 +5,6 @@
  * and answer the content copied in, as the suite runner's own reads do; a read refused says it is a
  * read. Before, each was refused at once as an `internal` error saying "nothing was written".
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +15,8 @@ import type { ApiResult } from '../../../src-main/contract/api.ts';
 import { RunStore, StoreOverwrittenError } from '../../../src-main/infra/store/run-store.ts';
 import { POLL_MS } from '../../support/budgets.ts';
 import { runStarted } from '../../support/run-records.ts';
-import { copyWorkspace, repoRoot, sampleWorkspace } from '../../support/workspace.ts';
+import { copyGoingOn } from './support/copy-going-on.ts';
+import { copyWorkspace, sampleWorkspace } from '../../support/workspace.ts';
 
 let dir: string;
 let said: string[];
@@ -43,29 +43,6 @@ function otherStore(): string {
   other.append(id, 'run_finished', { status: 'failed', error: 'e' });
   other.close();
   return path;
-}
-
-/**
- * A copy still going on: `from` copied over `to`, then its time changed every 50 ms (the store waits for
- * the file to stay the same) until `done()`. `copied` resolves once the content is over the file.
- */
-function copyGoingOn(from: string, to: string) {
-  const copier = spawn(
-    join(repoRoot, 'node_modules/.bin/node'),
-    [
-      '-e',
-      `const fs = require('node:fs');
-       fs.copyFileSync(process.argv[1], process.argv[2]);
-       process.stdout.write('copied\\n');
-       const t = setInterval(() => { const now = new Date(); fs.utimesSync(process.argv[2], now, now); }, 50);
-       process.stdin.on('end', () => clearInterval(t)).resume();`,
-      from,
-      to,
-    ],
-    { stdio: ['pipe', 'pipe', 'inherit'] },
-  );
-  const copied = new Promise<void>((r) => copier.stdout?.once('data', () => r()));
-  return { copied, done: () => copier.stdin?.end(), kill: () => copier.kill() };
 }
 
 /** Whether `p` has settled by the time the event loop has turned for `ms`. */

@@ -29,6 +29,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { RunStore } from '../../../src-main/infra/store/run-store.ts';
 import { POLL_MS } from '../../support/budgets.ts';
 import { runStarted } from '../../support/run-records.ts';
+import { copyGoingOn } from './support/copy-going-on.ts';
 import { repoRoot } from '../../support/workspace.ts';
 
 let dir: string;
@@ -113,29 +114,6 @@ function churn(ms: number) {
   return new Promise<{ code: number | null; ids: string[]; err: string }>((resolve) =>
     child.on('close', (code) => resolve({ code, ids: out ? (JSON.parse(out) as string[]) : [], err })),
   );
-}
-
-/**
- * A copy still going on: `from` copied over the store, then its time changed every 50 ms (the store
- * waits for the file to stay the same) until `done()`. `copied` resolves once the content is over it.
- */
-function copyGoingOn(from: string) {
-  const child = spawn(
-    join(repoRoot, 'node_modules/.bin/node'),
-    [
-      '-e',
-      `const fs = require('node:fs');
-       fs.copyFileSync(process.argv[1], process.argv[2]);
-       process.stdout.write('copied\\n');
-       const t = setInterval(() => { const now = new Date(); fs.utimesSync(process.argv[2], now, now); }, 50);
-       process.stdin.on('end', () => clearInterval(t)).resume();`,
-      from,
-      file(),
-    ],
-    { stdio: ['pipe', 'pipe', 'inherit'] },
-  );
-  const copied = new Promise<void>((r) => child.stdout?.once('data', () => r()));
-  return { copied, done: () => child.stdin?.end(), kill: () => child.kill() };
 }
 
 describe('runs.db shrinking or overwritten under a live process', () => {
@@ -477,7 +455,7 @@ describe('runs.db shrinking or overwritten under a live process', () => {
     const server = createServer((_, res) => res.end('pong'));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const { port } = server.address() as AddressInfo;
-    const copier = copyGoingOn(foreign);
+    const copier = copyGoingOn(foreign, file());
     try {
       const run = store.createRun(runStarted('a run in flight over the copy'));
       looks(store);
@@ -653,7 +631,7 @@ describe('runs.db shrinking or overwritten under a live process', () => {
   it('a close while a copy still goes on over the store keeps the runs in flight and those whose end was only in the log it empties beside the store, as exports', async () => {
     const foreign = otherStore();
     const store = new RunStore(file());
-    const copier = copyGoingOn(foreign);
+    const copier = copyGoingOn(foreign, file());
     let ended = '';
     let going = '';
     try {

@@ -18,6 +18,7 @@ import { SuiteStore } from '../../../src-main/infra/store/suite-store.ts';
 import { POLL_MS } from '../../support/budgets.ts';
 import { runStarted } from '../../support/run-records.ts';
 import { repoRoot } from '../../support/workspace.ts';
+import { copyGoingOn } from './support/copy-going-on.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -131,30 +132,17 @@ describe('a suite run when the store is overwritten in place under a live proces
     await w.send('begin');
     await w.send('case');
     // A copy still going on: the file copied over, then its time changed every 50 ms until told to stop.
-    const copier = spawn(
-      join(repoRoot, 'node_modules/.bin/node'),
-      [
-        '-e',
-        `const fs = require('node:fs');
-         fs.copyFileSync(process.argv[1], process.argv[2]);
-         process.stdout.write('copied\\n');
-         const t = setInterval(() => { const now = new Date(); fs.utimesSync(process.argv[2], now, now); }, 50);
-         process.stdin.on('end', () => clearInterval(t)).resume();`,
-        other,
-        file,
-      ],
-      { stdio: ['pipe', 'pipe', 'inherit'] },
-    );
+    const copier = copyGoingOn(other, file);
     let during: Awaited<ReturnType<typeof w.send>>;
     try {
-      await new Promise<void>((r) => copier.stdout?.once('data', () => r()));
+      await copier.copied;
       // Before: "StoreOverwrittenError: the run store ... is being overwritten in place ...: nothing was
       // written" at the result, and the suite run's end was refused the same way.
       during = await w.send('result');
       expect(during.error).toBeUndefined();
       // (held: the file is seen overwritten, not yet acted on while it keeps changing)
       expect(during.held).toBeGreaterThan(0);
-      copier.stdin?.end();
+      copier.done();
       await vi.waitFor(() => expect(w.err()).toMatch(/overwritten in place/), {
         timeout: POLL_MS,
         interval: 50,
