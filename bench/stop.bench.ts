@@ -5,8 +5,14 @@
  * builds): `exec` (its handler cancels the job) and `pool status` (a verb with nothing to cancel), each
  * through bin/start.mjs as a fresh Node 24, the signal sent once the engine probe says it has waited
  * 3 s. Before the probe took the service's shutdown: `exec` ended at the command's bound (18 s), `pool
- * status` at the close's grace (3 s). Each figure is the median and the largest of ROUNDS runs, in ms
- * from the signal to the process's exit, with the exit codes seen.
+ * status` at the close's grace (3 s). Then the same against an engine that answers its first requests
+ * and hangs later (test/integration/cli/support/engine-that-hangs.ts): `start` (it answered `/_ping` and
+ * `/version`; the signal once the worker factory's start waits on its listing of this installation's
+ * containers), `exec` and `pool status`; `sweep` (it listed a leftover of this installation; the signal
+ * once its removal waits and the probe has waited 3 s), `pool status`. Before the start and the full
+ * sweep took the stop, those ended at the close's grace (3 s) or the command's bound (18 s). Each figure
+ * is the median and the largest of ROUNDS runs, in ms from the signal to the process's exit, with the
+ * exit codes seen.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,6 +21,8 @@ import type { Socket } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot, removeWorkspace, tempWorkspace } from '../test/support/workspace.ts';
+import { engineThatHangs } from '../test/integration/cli/support/engine-that-hangs.ts';
+import type { EngineThatHangs } from '../test/integration/cli/support/engine-that-hangs.ts';
 
 const ROUNDS = Number(process.env['TOOLSMITH_BENCH_ROUNDS'] ?? 5);
 const log = (msg: string) => process.stderr.write(`[bench:stop] ${msg}\n`);
@@ -28,11 +36,20 @@ const server = createServer((s) => held.push(s)); // (takes every connection, an
 const socket = join(dir, 'hung.sock');
 await new Promise<void>((r) => server.listen(socket, r));
 
-/** One verb: ms from SIGTERM to exit, and the exit code. */
-function once(args: string[]): Promise<{ ms: number; code: number | null }> {
+const laterSocket = join(dir, 'later.sock');
+const later: EngineThatHangs = await engineThatHangs(laterSocket, 'start');
+
+/**
+ * One verb: ms from SIGTERM to exit, and the exit code. The signal is sent once the hung engine's probe
+ * line is seen, or (`hangs`, on the engine that hangs later) once `ready` says so.
+ */
+function once(
+  args: string[],
+  hangs?: { ready: (err: string) => boolean },
+): Promise<{ ms: number; code: number | null }> {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    DOCKER_HOST: `unix://${socket}`,
+    DOCKER_HOST: `unix://${hangs ? laterSocket : socket}`,
     XDG_CACHE_HOME: join(dir, 'cache'),
     TOOLSMITH_HOME: join(dir, 'home'),
     TOOLSMITH_DATA_DIR: join(dir, 'home'),
@@ -45,28 +62,47 @@ function once(args: string[]): Promise<{ ms: number; code: number | null }> {
   });
   let err = '';
   let sent = 0;
-  child.stderr.on('data', (d: Buffer) => {
-    err += d.toString();
-    if (!sent && /has not answered in 3 s/.test(err)) {
+  later.hung.length = 0;
+  const look = () => {
+    if (!sent && (hangs ? hangs.ready(err) : /has not answered in 3 s/.test(err))) {
       sent = performance.now();
       child.kill('SIGTERM');
     }
+  };
+  if (hangs) later.onHang = look;
+  child.stderr.on('data', (d: Buffer) => {
+    err += d.toString();
+    look();
   });
   return new Promise((resolve) =>
-    child.on('exit', (code) => resolve({ ms: Math.round(performance.now() - sent), code })),
+    child.on('exit', (code) => {
+      later.onHang = () => {};
+      resolve({ ms: Math.round(performance.now() - sent), code });
+    }),
   );
 }
 
+/** The worker factory's start waits on the engine that hangs later. */
+const startWaits = { ready: () => later.hung.includes('GET /containers/json') };
+/** The sweep's removal waits, and main's service waits on the probe (its handler is set). */
+const sweepWaits = {
+  ready: (err: string) =>
+    later.hung.some((h) => h.startsWith('DELETE')) && /has not answered in 3 s/.test(err),
+};
+
 const results: Record<string, { medianMs: number; maxMs: number; codes: (number | null)[] }> = {};
 try {
-  for (const args of [
-    ['exec', join(dir, 'script.py')],
-    ['pool', 'status'],
-  ]) {
-    const name = args[0] === 'exec' ? 'exec' : 'pool status';
+  for (const [name, args, hangs, mode] of [
+    ['exec', ['exec', join(dir, 'script.py')]],
+    ['pool status', ['pool', 'status']],
+    ['start hangs: exec', ['exec', join(dir, 'script.py')], startWaits, 'start'],
+    ['start hangs: pool status', ['pool', 'status'], startWaits, 'start'],
+    ['sweep hangs: pool status', ['pool', 'status'], sweepWaits, 'sweep'],
+  ] as const) {
+    if (mode) later.mode = mode;
     const runs = [];
     for (let i = 0; i < ROUNDS; i++) {
-      runs.push(await once(args));
+      runs.push(await once([...args], hangs));
       log(`${name}: ${runs.at(-1)!.ms} ms (exit ${runs.at(-1)!.code})`);
     }
     const ms = runs.map((r) => r.ms).sort((a, b) => a - b);
@@ -79,6 +115,7 @@ try {
 } finally {
   for (const s of held) s.destroy();
   server.close();
+  await later.close();
   rmSync(dir, { recursive: true, force: true });
   removeWorkspace(ws);
 }

@@ -141,5 +141,7 @@ export async function pruneLeftoverContainersLight(stop?: AbortSignal): Promise<
         c.Labels?.[INSTALLATION_LABEL] !== id || instanceEntryRunning(dir, c.Labels[INSTANCE_LABEL] ?? ''),
     );
   if (nothingLeft) return [];
-  return (await import('./prune.ts')).pruneLeftoverContainers();
+  // (`stop` cancels Docker's client too: an engine that listed a leftover and hangs on its removal held
+  // the close of a stop signal until the 3 s grace; it rejects now, naming what it waited on)
+  return (await import('./prune.ts')).pruneLeftoverContainers(stop ? { stop } : {});
 }

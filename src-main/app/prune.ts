@@ -5,6 +5,7 @@
  * client and the installation only): every CLI verb loads it.
  */
 import Docker from 'dockerode';
+import { cancelledByStop } from '../infra/sandbox/docker-cancel.ts';
 import {
   Installation,
   installationContainers,
@@ -13,8 +14,35 @@ import {
 } from '../infra/sandbox/installation.ts';
 import type { InstallationContainer, Leftover } from '../infra/sandbox/installation.ts';
 
-export async function pruneLeftoverContainers(opts: { dryRun?: boolean } = {}): Promise<Leftover[]> {
-  return pruneLeftovers(new Docker(), new Installation(), opts);
+/**
+ * `stop` (a stop signal's close, cli/sweep.ts) cancels what still waits on the engine (its listing, a
+ * removal: infra/sandbox/docker-cancel.ts): the sweep rejects with `SweepStopped`, naming those requests;
+ * what it did not remove is left for the next start's sweep.
+ */
+export async function pruneLeftoverContainers(
+  opts: { dryRun?: boolean; stop?: AbortSignal } = {},
+): Promise<Leftover[]> {
+  const { stop, ...rest } = opts;
+  if (!stop) return pruneLeftovers(new Docker(), new Installation(), rest);
+  const cancel = cancelledByStop(new Docker(), stop);
+  try {
+    return await pruneLeftovers(cancel.docker, new Installation(), rest);
+  } catch (e) {
+    if (stop.aborted) throw new SweepStopped(cancel.cut);
+    throw e;
+  }
+}
+
+/** The leftover sweep cancelled by a stop while `cut` (`DELETE /containers/…`) waited on the engine. */
+export class SweepStopped extends Error {
+  readonly cut: string[];
+  constructor(cut: string[]) {
+    super(
+      `the Docker engine (${process.env['DOCKER_HOST'] ?? 'the default socket'}) had not answered the leftover sweep${cut.length ? ` (${cut.join(', ')})` : ''} when the process began to stop: not swept now (the next start sweeps)`,
+    );
+    this.name = 'SweepStopped';
+    this.cut = cut;
+  }
 }
 
 /**

@@ -25,7 +25,7 @@ import { runtimeNotEnabled, runtimeOf } from '../core/sandbox/runtimes.ts';
 import type { RuntimeId } from '../core/sandbox/runtimes.ts';
 import { SandboxBackend } from '../infra/sandbox/backend.ts';
 import { buildDepsImage, DependencyError, depsTag, sandboxDeps } from '../infra/sandbox/deps.ts';
-import { DockerWorkerFactory } from '../infra/sandbox/docker.ts';
+import { DockerWorkerFactory, StartStopped } from '../infra/sandbox/docker.ts';
 import { buildImage, imageExists, imageTag } from '../infra/sandbox/images.ts';
 import type { RuntimeImage } from '../infra/sandbox/images.ts';
 import { Installation } from '../infra/sandbox/installation.ts';
@@ -368,7 +368,22 @@ export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<San
   let factory: WorkerFactory & { dispose(): Promise<void> };
   if (version) {
     const f = new DockerWorkerFactory(docker, ensureSandboxImage, containerLimits, { installation });
-    await f.start();
+    try {
+      // (the service's close cancels what the start still waits on: an engine that answered its version
+      // and then hangs no longer holds a stop signal until the process's bound)
+      await f.start(svc.stopping);
+    } catch (e) {
+      // Nothing of this backend runs: its instance is no longer this process's (no container was made).
+      installation.unregister();
+      if (!(e instanceof StartStopped)) throw e;
+      process.stderr.write(
+        `toolsmith: the Docker engine (${engineAddress(docker)}) had not answered the sandbox backend's start${e.cut.length ? ` (${e.cut.join(', ')})` : ''} when the service began to close: no longer waited for\n`,
+      );
+      throw new ToolsmithError(
+        'infra',
+        "the service closed before the Docker engine answered the sandbox backend's start: no sandbox backend was started",
+      );
+    }
     factory = f;
   } else {
     factory = new ProcessWorkerFactory({

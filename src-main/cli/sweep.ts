@@ -3,7 +3,9 @@
  * `runs list` and `template list` answered before main loads): the containers this installation's
  * stopped processes left are removed, and said on `err`. Docker's client loads only when the engine lists
  * a leftover (app/prune-light.ts); no engine is nothing to clean. `stop` (aborted by main's close after a
- * stop signal, context.ts) ends its wait on an engine that has not answered: not swept now. Never rejects.
+ * stop signal, context.ts) ends its wait on an engine that has not answered, Docker's client's included
+ * (a leftover listed, then its removal not answered): not swept now, said on `err` when it had found a
+ * leftover. Never rejects.
  */
 export function sweepLeftovers(err: (text: string) => void, stop?: AbortSignal): Promise<unknown> {
   return import('../app/prune-light.ts')
@@ -14,5 +16,8 @@ export function sweepLeftovers(err: (text: string) => void, stop?: AbortSignal):
           `toolsmith: removed ${gone.length} container(s) left by stopped Toolsmith processes of this installation\n`,
         );
     })
-    .catch(() => {}); // no engine: nothing to clean
+    .catch((e: unknown) => {
+      // (no engine: nothing to clean, nothing said)
+      if (stop?.aborted && e instanceof Error && e.name === 'SweepStopped') err(`toolsmith: ${e.message}\n`);
+    });
 }

@@ -19,6 +19,7 @@ import { exitStatusText, StderrTail } from './stderr-tail.ts';
 import { dockerSeccompProfile } from './seccomp.ts';
 import { EGRESS_MOUNT, EgressListener, egressEnv, parseAllow } from './egress.ts';
 import { PROTOCOL_MOUNT, PROTOCOL_SOCKET_ENV, ProtocolSocket } from './protocol-socket.ts';
+import { cancelledByStop } from './docker-cancel.ts';
 import { Installation, INSTALLATION_LABEL, INSTANCE_LABEL, pruneLeftovers } from './installation.ts';
 import type { SandboxSpec, WorkerFactory } from './pool.ts';
 import { errorMessage } from '../../core/errors.ts';
@@ -225,23 +226,44 @@ export class DockerWorkerFactory implements WorkerFactory {
   /**
    * Checks that the engine answers (and has the runtime), registers this instance, removes leftovers of
    * this installation's processes that no longer run, subscribes to OOM events. Returns how many
-   * leftovers it removed. A broken engine or a missing runtime is an error.
+   * leftovers it removed. A broken engine or a missing runtime is an error. `stop` (the service's close
+   * began) cancels the requests still waiting on the engine (docker-cancel.ts): the start rejects at
+   * once, `stopped` naming them, and nothing was created on the engine. Before, an engine that answered
+   * its version and then hung held the start, and a stop signal's close with it, until the process's
+   * bound (3 s, or a command's 18 s).
    */
-  async start(): Promise<number> {
-    await withTimeout(this.docker.ping(), 5000, `the Docker engine '${this.engine}' does not answer`);
-    if (this.runtime) {
-      const info = (await this.docker.info()) as { Runtimes?: Record<string, unknown> };
-      if (!info.Runtimes?.[this.runtime])
-        throw new Error(
-          `the Docker engine '${this.engine}' has no '${this.runtime}' runtime (it has: ${Object.keys(info.Runtimes ?? {}).join(', ')})${this.runtime === 'runsc' ? ': install runsc (Debian: apt-get install runsc) and register it in /etc/docker/daemon.json (scripts/ensure-env.sh does both)' : ''}`,
-        );
+  async start(stop?: AbortSignal): Promise<number> {
+    const cancel = stop ? cancelledByStop(this.docker, stop) : undefined;
+    const docker = cancel?.docker ?? this.docker;
+    const stopped = () => {
+      if (stop?.aborted) throw new StartStopped(this.engine, cancel?.cut ?? []);
+    };
+    try {
+      await withTimeout(docker.ping(), 5000, `the Docker engine '${this.engine}' does not answer`);
+      if (this.runtime) {
+        const info = (await docker.info()) as { Runtimes?: Record<string, unknown> };
+        if (!info.Runtimes?.[this.runtime])
+          throw new Error(
+            `the Docker engine '${this.engine}' has no '${this.runtime}' runtime (it has: ${Object.keys(info.Runtimes ?? {}).join(', ')})${this.runtime === 'runsc' ? ': install runsc (Debian: apt-get install runsc) and register it in /etc/docker/daemon.json (scripts/ensure-env.sh does both)' : ''}`,
+          );
+      }
+      stopped();
+      this.installation.register();
+      const removed = (await pruneLeftovers(docker, this.installation).catch(() => [])).length;
+      stopped();
+      this.events = await docker.getEvents({
+        filters: { type: ['container'], event: ['oom'], label: [`${POOL_LABEL}=1`] },
+      });
+      this.listenEvents(this.events);
+      return removed;
+    } catch (e) {
+      stopped();
+      throw e;
     }
-    this.installation.register();
-    const removed = (await pruneLeftovers(this.docker, this.installation).catch(() => [])).length;
-    this.events = await this.docker.getEvents({
-      filters: { type: ['container'], event: ['oom'], label: [`${POOL_LABEL}=1`] },
-    });
-    this.events.on('data', (buf: Buffer) => {
+  }
+
+  private listenEvents(events: NodeJS.ReadableStream): void {
+    events.on('data', (buf: Buffer) => {
       for (const line of buf.toString().split('\n')) {
         if (!line.trim()) continue;
         try {
@@ -253,8 +275,7 @@ export class DockerWorkerFactory implements WorkerFactory {
         }
       }
     });
-    this.events.on('error', () => {});
-    return removed;
+    events.on('error', () => {});
   }
 
   async spawn(spec: SandboxSpec, signal?: AbortSignal): Promise<{ conn: WorkerConnection; id: string }> {
@@ -581,6 +602,23 @@ export class DockerWorkerFactory implements WorkerFactory {
     await Promise.all([...this.proxies].map((p) => p.close()));
     this.proxies.clear();
     if (this.ownsInstallation) this.installation.unregister();
+  }
+}
+
+/**
+ * The factory's start cancelled by a stop (the service's close began) while it waited on the engine:
+ * `cut` names the requests the engine had not answered.
+ */
+export class StartStopped extends Error {
+  readonly engine: string;
+  readonly cut: string[];
+  constructor(engine: string, cut: string[]) {
+    super(
+      `the Docker engine '${engine}' had not answered the sandbox backend's start${cut.length ? ` (${cut.join(', ')})` : ''} when the service began to close: no longer waited for`,
+    );
+    this.name = 'StartStopped';
+    this.engine = engine;
+    this.cut = cut;
   }
 }
 

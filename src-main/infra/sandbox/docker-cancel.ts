@@ -1,0 +1,58 @@
+/**
+ * Docker's client (dockerode) on the same engine, its requests cancelled by a stop: each request made
+ * through it carries an abort signal (docker-modem 5 passes a dial's `abortSignal` to the HTTP request)
+ * that `stop` aborts until the engine has answered that request. Once answered, a request is no longer
+ * tied to `stop`: a stream it opened (the OOM events, an attached container) outlives the stop, which
+ * only ends what still waits on the engine. Used where a stop signal during start must not wait on an
+ * engine that answered its version and then hangs: the worker factory's start (docker.ts) and the
+ * leftover sweep's removals (app/prune.ts).
+ */
+import type Docker from 'dockerode';
+
+type Dial = (
+  options: { method?: string; path?: string },
+  callback: (err: unknown, data: unknown) => void,
+) => void;
+
+export interface CancelledByStop {
+  /** The client whose requests `stop` cancels until answered. */
+  readonly docker: Docker;
+  /** The requests the stop cut short (`GET /containers/json`), in the order they were made. */
+  readonly cut: string[];
+}
+
+export function cancelledByStop(docker: Docker, stop: AbortSignal): CancelledByStop {
+  const base = docker.modem as unknown as { dial: Dial };
+  const modem = Object.create(base) as { dial: Dial };
+  const cut: string[] = [];
+  modem.dial = (options, callback) => {
+    const what = `${options.method ?? 'GET'} ${(options.path ?? '').split('?')[0]}`;
+    if (stop.aborted) {
+      cut.push(what);
+      callback(stopError(stop), null);
+      return;
+    }
+    const ask = new AbortController();
+    const onStop = () => {
+      cut.push(what);
+      ask.abort(stopError(stop));
+    };
+    stop.addEventListener('abort', onStop, { once: true });
+    base.dial.call(modem, { ...options, abortSignal: ask.signal } as typeof options, (err, data) => {
+      stop.removeEventListener('abort', onStop);
+      callback(err, data);
+    });
+  };
+  // dockerode's objects (a container, an image) take the client's modem: made through this one, theirs.
+  const client = Object.create(docker) as Docker;
+  (client as { modem: unknown }).modem = modem;
+  return { docker: client, cut };
+}
+
+function stopError(stop: AbortSignal): Error {
+  const e = new Error(
+    `cancelled by a stop before the engine answered${typeof stop.reason === 'string' ? ` (${stop.reason})` : ''}`,
+  );
+  e.name = 'AbortError';
+  return e;
+}
