@@ -478,20 +478,24 @@ export class RunEvents {
 
   /**
    * Runs of this process written beside the store, one export per run (`runs import` reads each), in a
-   * new folder `runs.db.log-<time>` readable by its owner only: the runs of the store before that an
-   * overwrite in place by another store would lose (see keepInFlight). Returns the folder.
+   * new folder `runs.db.log-<time>-<6 random characters>` readable by its owner only, each redacted as
+   * `export` redacts: the runs of the store before that an overwrite in place by another store would
+   * lose (see keepInFlight). Returns the folder.
    */
   private keepAside(runs: RunEvent[][]): string {
     const fs = process.getBuiltinModule('node:fs');
     const path = process.getBuiltinModule('node:path');
-    const dir = `${this.file}.log-${new Date().toISOString().replace(/[:.]/g, '-')}`;
-    fs.mkdirSync(dir, { mode: 0o700 });
+    // (mkdtemp: a folder of its own, 0700, even when another keep aside, of this process or another
+    // one on the same store, made one in the same millisecond; before, the second was refused and its
+    // runs said lost)
+    const dir = fs.mkdtempSync(`${this.file}.log-${new Date().toISOString().replace(/[:.]/g, '-')}-`);
     for (const events of runs) {
       const doc: RunExport = {
         format: EXPORT_FORMAT,
         version: EVENT_VERSION,
         exportedAt: this.now(),
-        events,
+        // Redacted again, as `export` does: a key learnt after the run was recorded is not kept aside.
+        events: knownSecrets.value(events),
       };
       fs.writeFileSync(path.join(dir, `${events[0]?.runId ?? 'run'}.json`), `${JSON.stringify(doc)}\n`, {
         mode: 0o600,

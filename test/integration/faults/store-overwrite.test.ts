@@ -27,6 +27,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { RunStore } from '../../../src-main/infra/store/run-store.ts';
+import { knownSecrets } from '../../../src-main/core/records/redact.ts';
 import { POLL_MS } from '../../support/budgets.ts';
 import { runStarted } from '../../support/run-records.ts';
 import { copyGoingOn } from './support/copy-going-on.ts';
@@ -626,6 +627,43 @@ describe('runs.db shrinking or overwritten under a live process', () => {
     } finally {
       back.close();
     }
+  }, 60_000);
+
+  it('runs kept aside are redacted as an export is, in a folder of their own even when one of the same time is there', async () => {
+    // (a key learnt after the run was recorded: `runs export` leaves it out, and so must a keep aside)
+    const secret = 'sk-learnt-after-the-run-0123456789';
+    const foreign = otherStore();
+    // (the clock held: an earlier keep aside, of this process or another, made its folder at this time)
+    vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-01-02T03:04:05.678Z') });
+    const before = `${file()}.log-2026-01-02T03-04-05-678Z`;
+    mkdirSync(before, { mode: 0o700 });
+    const store = new RunStore(file());
+    let ended = '';
+    try {
+      ended = wholeRun(store, `ended before the copy, its task naming ${secret}`);
+      knownSecrets.add(secret);
+      looks(store);
+      store.createRun(runStarted('still going'));
+      copyFileSync(foreign, file());
+      // (not vi.waitFor: with a fake clock it moves the clock on at each try)
+      for (let t = performance.now(); !/overwritten in place with another/.test(said.join('')); ) {
+        expect(performance.now() - t).toBeLessThan(POLL_MS);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(Date.now()).toBe(Date.parse('2026-01-02T03:04:05.678Z')); // (the clock held throughout)
+    } finally {
+      store.close();
+      vi.useRealTimers();
+    }
+    // Before: the folder's name was taken, and the run was said lost.
+    const aside = /are kept in (\S+runs\.db\.log-\S+) \(/.exec(said.join(''))?.[1] ?? '';
+    expect(said.join('')).not.toMatch(/could not be kept aside/);
+    expect(aside).not.toBe(before);
+    expect(statSync(aside).mode & 0o777).toBe(0o700);
+    const text = readFileSync(join(aside, `${ended}.json`), 'utf8');
+    // Before: the key in the clear.
+    expect(text).not.toContain(secret);
+    expect(text).toContain('its task naming [redacted]');
   }, 60_000);
 
   it('a close while a copy still goes on over the store keeps the runs in flight and those whose end was only in the log it empties beside the store, as exports', async () => {
