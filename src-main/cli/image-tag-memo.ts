@@ -55,8 +55,16 @@ export function memoizedImageTag(
   const known = seen && memoFor(workspace, seen.signature);
   if (known) {
     try {
-      const m = JSON.parse(known) as TagMemo;
-      if (partsSignature(fileParts(m.built), now).signature === m.builtSignature) return m.tag;
+      const m = JSON.parse(known) as Partial<TagMemo> | null;
+      // (only a memo this module keeps: a tag that is a text, one C build or more, each a path)
+      if (
+        typeof m?.tag === 'string' &&
+        Array.isArray(m.built) &&
+        m.built.length > 0 &&
+        m.built.every((b) => typeof b === 'string') &&
+        partsSignature(fileParts(m.built), now).signature === m.builtSignature
+      )
+        return m.tag;
     } catch {
       /* (a built file gone, a memo that does not parse: computed below) */
     }

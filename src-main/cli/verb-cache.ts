@@ -287,7 +287,8 @@ export function memoizedKey(workspace: string, parts: () => KeyPart[], now = Dat
  * image tags, cli/image-tag-memo.ts: each signature begins with what it is of); undefined when none.
  */
 export function memoFor(workspace: string, signature: string): string | undefined {
-  return readFile(workspace)?.keys?.find((k) => k.signature === signature)?.key;
+  const key = readFile(workspace)?.keys?.find((k) => k?.signature === signature)?.key;
+  return typeof key === 'string' ? key : undefined;
 }
 
 /** Keeps `value` under `signature` (best effort, as `writeVerbAnswer`; newest last, at most MAX_ENTRIES). */
@@ -303,7 +304,9 @@ function readFile(workspace: string): VerbCacheFile | undefined {
   let file: VerbCacheFile | undefined;
   try {
     const f = JSON.parse(readFileSync(cacheFile(workspace), 'utf8')) as VerbCacheFile;
-    file = f.version === 1 && f.workspace === workspace && Array.isArray(f.answers) ? f : undefined;
+    // (memos that are not a list: none; a file of another form fails safe, never throws at a start)
+    if (f && f.keys !== undefined && !Array.isArray(f.keys)) delete f.keys;
+    file = f?.version === 1 && f.workspace === workspace && Array.isArray(f.answers) ? f : undefined;
   } catch {
     file = undefined;
   }
@@ -330,7 +333,7 @@ function writeFile(workspace: string, next: VerbCacheFile): void {
 function keepKey(workspace: string, memo: KeyMemo): void {
   lastRead = undefined; // (read again: another process may have written it since)
   const f = readFile(workspace);
-  const keys = (f?.keys ?? []).filter((k) => k.signature !== memo.signature);
+  const keys = (f?.keys ?? []).filter((k) => k && typeof k === 'object' && k.signature !== memo.signature);
   writeFile(workspace, {
     version: 1,
     workspace,
@@ -340,7 +343,7 @@ function keepKey(workspace: string, memo: KeyMemo): void {
 }
 
 export function readVerbAnswer(workspace: string, key: string): VerbAnswer | undefined {
-  return readFile(workspace)?.answers.find((a) => a.key === key);
+  return readFile(workspace)?.answers.find((a) => a?.key === key);
 }
 
 /** Best effort: a cache that cannot be written only costs the next call its speed. */

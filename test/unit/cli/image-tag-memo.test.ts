@@ -227,6 +227,30 @@ describe('the image tags of pool status from a memo', () => {
     expectComputed();
   }, 180_000);
 
+  it('takes no memo of the wrong shape and fails safe on a verbs file whose memos are not a list: computed, no error', () => {
+    expectComputed(['python']);
+    const f = JSON.parse(readFileSync(verbsFile(), 'utf8')) as { keys: (Memo | null)[] };
+    const kept = f.keys.find((k) => k?.signature.startsWith('["(image tag)"'))!;
+    // (its signature right, what it keeps not a tag: a tag that is no text, no C build to check)
+    for (const wrong of [
+      { tag: null, built: [], builtSignature: '[]' },
+      { tag: 7, built: [], builtSignature: '[]' },
+      { tag: `poisoned`, built: 'x', builtSignature: '["file"]' },
+    ]) {
+      kept.key = JSON.stringify(wrong);
+      writeFileSync(verbsFile(), JSON.stringify(f));
+      forget();
+      // Before: the first two answered null and 7 as the tag.
+      expectComputed(['python']);
+    }
+    // A memo list that is not a list, or holds what is not a memo: before, a TypeError out of pool status.
+    for (const keys of ['not a list', [null, 3], { 0: kept }]) {
+      writeFileSync(verbsFile(), JSON.stringify({ ...f, keys }));
+      forget();
+      expectComputed(['python']);
+    }
+  }, 120_000);
+
   it("sees the node binary's version", () => {
     expectComputed(['node']);
     poison();
