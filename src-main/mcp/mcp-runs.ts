@@ -18,9 +18,14 @@ const RESOURCE_NOT_FOUND = -32002;
 
 export const runUri = (id: string): string => `${RUN_URI_PREFIX}${id}`;
 
-/** A run's agent context for the answer of a tool or a resource read. */
+/**
+ * A run's agent context for the answer of a tool or a resource read, through a copy going on over the
+ * store (infra/store/read-through.ts), as the list of run resources is: before, a run tool's answer
+ * failed after its run had ended, and a resource read was refused at once.
+ */
 export async function runContextText(svc: ToolsmithService, runId: string): Promise<string> {
-  return runAgentContext((await svc.runs()).get(runId));
+  const store = await svc.runs();
+  return runAgentContext(await readThroughOverwrite(() => store.get(runId)));
 }
 
 export function registerRunResources(server: McpServer, svc: ToolsmithService): void {

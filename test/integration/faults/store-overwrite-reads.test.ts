@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { dispatch } from '../../../src-main/app/handlers.ts';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
+import { runContextText } from '../../../src-main/mcp/mcp-runs.ts';
 import type { ApiResult } from '../../../src-main/contract/api.ts';
 import { RunStore, StoreOverwrittenError } from '../../../src-main/infra/store/run-store.ts';
 import { POLL_MS } from '../../support/budgets.ts';
@@ -105,6 +106,40 @@ describe("the workbench's reads of the run store while a copy goes on over it", 
         timeout: POLL_MS,
         interval: 50,
       });
+    } finally {
+      copy.kill();
+      await svc.close();
+    }
+  }, 60_000);
+
+  it("the MCP server's read of one run (its resource, a run tool's answer) waits for the copy as its list does", async () => {
+    const foreign = otherStore();
+    const ws = join(dir, 'ws');
+    copyWorkspace(sampleWorkspace, ws);
+    const svc = ToolsmithService.open(ws);
+    const copy = { done: () => {}, kill: () => {} };
+    try {
+      const store = (await svc.runs()).store;
+      const going = store.createRun(runStarted('a run in flight over the copy'));
+      store.checkFiles();
+      const c = copyGoingOn(foreign, store.file);
+      Object.assign(copy, c);
+      await c.copied;
+      store.checkFiles(); // (seen, not acted on: the file keeps changing until told to stop)
+      expect(() => store.list()).toThrow(StoreOverwrittenError);
+      // Before: refused at once (a run tool's answer failed after its run had ended, the resource
+      // read answered -32603 in a copy's words).
+      const read = runContextText(svc, going);
+      const early = await Promise.race([
+        read.then(
+          () => 'answered',
+          (e: unknown) => `refused: ${String(e)}`,
+        ),
+        new Promise<string>((r) => setTimeout(() => r('waiting'), 300)),
+      ]);
+      expect(early).toBe('waiting');
+      c.done();
+      expect(await read).toContain('a run in flight over the copy');
     } finally {
       copy.kill();
       await svc.close();
