@@ -57,21 +57,41 @@ async function settledWithin(p: Promise<unknown>, ms: number): Promise<boolean> 
   return settled;
 }
 
+/**
+ * A live service on a copy of the sample workspace, one run of it in flight, and another store being
+ * copied over its `runs.db` (copied in, its time still changing until `c.done()`), seen by the store
+ * and not acted on; `t` runs then, and the copy and the service end after it.
+ */
+async function underCopy(
+  t: (parts: {
+    svc: ToolsmithService;
+    store: RunStore;
+    going: string;
+    c: ReturnType<typeof copyGoingOn>;
+  }) => Promise<void>,
+): Promise<void> {
+  const foreign = otherStore();
+  const ws = join(dir, 'ws');
+  copyWorkspace(sampleWorkspace, ws);
+  const svc = ToolsmithService.open(ws);
+  let c: ReturnType<typeof copyGoingOn> | undefined;
+  try {
+    const store = (await svc.runs()).store;
+    const going = store.createRun(runStarted('a run in flight over the copy'));
+    store.checkFiles();
+    c = copyGoingOn(foreign, store.file);
+    await c.copied;
+    store.checkFiles(); // (seen, not acted on: the file keeps changing until told to stop)
+    await t({ svc, store, going, c });
+  } finally {
+    c?.kill();
+    await svc.close();
+  }
+}
+
 describe("the workbench's reads of the run store while a copy goes on over it", () => {
   it('runs.list and runs.get wait for the copy and answer the content copied in; a read refused meanwhile says it is a read', async () => {
-    const foreign = otherStore();
-    const ws = join(dir, 'ws');
-    copyWorkspace(sampleWorkspace, ws);
-    const svc = ToolsmithService.open(ws);
-    const copy = { done: () => {}, kill: () => {} };
-    try {
-      const store = (await svc.runs()).store;
-      const going = store.createRun(runStarted('a run in flight over the copy'));
-      store.checkFiles();
-      const c = copyGoingOn(foreign, store.file);
-      Object.assign(copy, c);
-      await c.copied;
-      store.checkFiles(); // (seen, not acted on: the file keeps changing until told to stop)
+    await underCopy(async ({ svc, store, going, c }) => {
       // The store's own read is refused while the copy goes on, in a read's words.
       const refused = (() => {
         try {
@@ -106,26 +126,11 @@ describe("the workbench's reads of the run store while a copy goes on over it", 
         timeout: POLL_MS,
         interval: 50,
       });
-    } finally {
-      copy.kill();
-      await svc.close();
-    }
+    });
   }, 60_000);
 
   it("the MCP server's read of one run (its resource, a run tool's answer) waits for the copy as its list does", async () => {
-    const foreign = otherStore();
-    const ws = join(dir, 'ws');
-    copyWorkspace(sampleWorkspace, ws);
-    const svc = ToolsmithService.open(ws);
-    const copy = { done: () => {}, kill: () => {} };
-    try {
-      const store = (await svc.runs()).store;
-      const going = store.createRun(runStarted('a run in flight over the copy'));
-      store.checkFiles();
-      const c = copyGoingOn(foreign, store.file);
-      Object.assign(copy, c);
-      await c.copied;
-      store.checkFiles(); // (seen, not acted on: the file keeps changing until told to stop)
+    await underCopy(async ({ svc, store, going, c }) => {
       expect(() => store.list()).toThrow(StoreOverwrittenError);
       // Before: refused at once (a run tool's answer failed after its run had ended, the resource
       // read answered -32603 in a copy's words).
@@ -140,9 +145,6 @@ describe("the workbench's reads of the run store while a copy goes on over it", 
       expect(early).toBe('waiting');
       c.done();
       expect(await read).toContain('a run in flight over the copy');
-    } finally {
-      copy.kill();
-      await svc.close();
-    }
+    });
   }, 60_000);
 });

@@ -91,6 +91,20 @@ function wholeRun(store: RunStore, task: string): string {
   return id;
 }
 
+/**
+ * An older copy of the live store, taken after one run ('a run in the older copy'), then 200 runs of
+ * 3 KB written after it and checkpointed into the file (which grows past the copy): the copy's path.
+ */
+function olderCopy(store: RunStore): string {
+  wholeRun(store, 'a run in the older copy');
+  sql(file(), 'PRAGMA wal_checkpoint(TRUNCATE);');
+  const backup = join(dir, 'backup.db');
+  sql(file(), `.backup '${backup}'`);
+  for (let i = 0; i < 200; i++) wholeRun(store, `${'y'.repeat(3000)} ${i}`);
+  sql(file(), 'PRAGMA wal_checkpoint(PASSIVE);');
+  return backup;
+}
+
 /** Another workspace's store (its own id), closed, with one run: what is copied over the live one. */
 function otherStore(): string {
   mkdirSync(join(dir, 'other', '.toolsmith'), { recursive: true });
@@ -201,12 +215,7 @@ describe('runs.db shrinking or overwritten under a live process', () => {
   it('an older copy of the same store put back with cp (the file shrinks, no checkpoint) is still an overwrite', async () => {
     const store = new RunStore(file());
     try {
-      wholeRun(store, 'a run in the older copy');
-      sql(file(), 'PRAGMA wal_checkpoint(TRUNCATE);');
-      const backup = join(dir, 'backup.db');
-      sql(file(), `.backup '${backup}'`);
-      for (let i = 0; i < 200; i++) wholeRun(store, `${'y'.repeat(3000)} ${i}`);
-      sql(file(), 'PRAGMA wal_checkpoint(PASSIVE);');
+      const backup = olderCopy(store);
       looks(store);
       expect(statSync(file()).size).toBeGreaterThan(statSync(backup).size);
       const inFlight = store.createRun(runStarted('a run in flight over the copy'));
@@ -566,13 +575,8 @@ describe('runs.db shrinking or overwritten under a live process', () => {
   it('a run that ended before an older copy of the same store was put back, its end only in the log the reopen empties, is written there again', async () => {
     const store = new RunStore(file());
     try {
-      wholeRun(store, 'a run in the older copy');
-      sql(file(), 'PRAGMA wal_checkpoint(TRUNCATE);');
-      const backup = join(dir, 'backup.db');
-      sql(file(), `.backup '${backup}'`);
-      for (let i = 0; i < 200; i++) wholeRun(store, `${'y'.repeat(3000)} ${i}`);
-      // (in the file: lost with the content the copy replaces, as the line says)
-      sql(file(), 'PRAGMA wal_checkpoint(PASSIVE);');
+      // (the 200 runs after the copy in the file: lost with the content the copy replaces, as the line says)
+      const backup = olderCopy(store);
       const ended = wholeRun(store, 'ended before the copy, its end only in the log');
       looks(store); // (seen whole after its end)
       // Another event of this process after that look: before, it forgot the run that ended.
@@ -646,7 +650,7 @@ describe('runs.db shrinking or overwritten under a live process', () => {
       store.createRun(runStarted('still going'));
       copyFileSync(foreign, file());
       // (not vi.waitFor: with a fake clock it moves the clock on at each try)
-      for (let t = performance.now(); !/overwritten in place with another/.test(said.join('')); ) {
+      for (let t = performance.now(); !/overwritten in place with another/.test(said.join(''));) {
         expect(performance.now() - t).toBeLessThan(POLL_MS);
         await new Promise((r) => setTimeout(r, 50));
       }
