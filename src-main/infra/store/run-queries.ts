@@ -137,6 +137,14 @@ export interface QueryParts {
 }
 
 /** Reading runs; the run store is these queries with its event log (run-store.ts). */
+/** A run whose events this process holds: its row's summary and the one with those events folded in. */
+interface HeldFold {
+  id: string;
+  kind: RunKind;
+  row: RunSummary;
+  now: RunSummary;
+}
+
 export class RunQueries {
   private readonly stmts: RunStatements;
   /** The run list's statements (their WHERE and ORDER BY depend on the filter), by SQL text. */
@@ -190,14 +198,26 @@ export class RunQueries {
    * row stores (what a status filter and the trigger-kept counts see) and the one its held events give.
    * Few: the runs this process has in flight while the store takes no writes.
    */
-  private heldStatusMoves(): { id: string; kind: RunKind; from: RunStatus; to: RunStatus }[] {
+  private heldStatusMoves(
+    folds: readonly HeldFold[],
+  ): { id: string; kind: RunKind; from: RunStatus; to: RunStatus }[] {
+    return folds.flatMap(({ id, kind, row, now }) =>
+      now.status === row.status ? [] : [{ id, kind, from: row.status, to: now.status }],
+    );
+  }
+
+  /**
+   * The runs whose events this process holds (see withHeld): what their rows store and their summary
+   * with those events folded in. Few: the runs this process has in flight while the store takes no
+   * writes.
+   */
+  private heldFolds(): HeldFold[] {
     const ids = this.heldEvents?.runs() ?? [];
     if (ids.length === 0) return [];
     return ids.flatMap((id) => {
       const row = this.stmts.getRun.get(id);
       if (!row) return [];
-      const to = this.withHeld(toSummary(row)).status;
-      return to === row.status ? [] : [{ id, kind: row.kind, from: row.status, to }];
+      return [{ id, kind: row.kind, row: toSummary(row), now: this.withHeld(toSummary(row)) }];
     });
   }
 
@@ -258,12 +278,14 @@ export class RunQueries {
    * `count: true` counts every match. The strategies are named at the top of this file.
    */
   list(filter: RunFilter = {}): RunPage {
-    const moves = this.heldStatusMoves();
+    const folds = this.heldFolds();
+    const moves = this.heldStatusMoves(folds);
     const counts = this.countsWithHeld(this.stmts.runCounts.all(), moves);
     const { where, args, statuses, kinds, text, match, ftsText, plain } = this.filterTerms(
       filter,
       counts,
       moves,
+      folds,
     );
     const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
     const limit = Math.min(Math.max(filter.limit ?? 100, 1), 10_000);
@@ -308,6 +330,7 @@ export class RunQueries {
     filter: RunFilter,
     counts: { kind: RunKind; n: number }[],
     moves: readonly { id: string; from: RunStatus; to: RunStatus }[] = [],
+    folds: readonly HeldFold[] = [],
   ) {
     const where: string[] = [];
     const args: SQLInputValue[] = [];
@@ -337,10 +360,16 @@ export class RunQueries {
       ['model', filter.model],
       ['tier', filter.tier],
     ] as const) {
-      if (v !== undefined) {
-        where.push(`r.${col} = ?`);
-        args.push(v);
-      }
+      if (v === undefined) continue;
+      // As the status (above): a run whose held events give it another model or tier is filtered by
+      // the one it is listed with. Before, a run listed with model m was not found by `model: m`.
+      const into = folds.filter((f) => f.now[col] === v && f.row[col] !== v).map((f) => f.id);
+      const out = folds.filter((f) => f.now[col] !== v && f.row[col] === v).map((f) => f.id);
+      let term = `r.${col} = ?`;
+      if (into.length) term = `(${term} OR r.id IN (${into.map(() => '?').join(', ')}))`;
+      if (out.length) term = `(${term} AND r.id NOT IN (${out.map(() => '?').join(', ')}))`;
+      where.push(term);
+      args.push(v, ...into, ...out);
     }
     if (filter.suiteRun !== undefined) {
       // With the case runs whose tag this process still holds in memory (a full disk): before, a case run

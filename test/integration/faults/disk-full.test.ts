@@ -296,6 +296,9 @@ describe('the run store and workspace files on a full disk', () => {
       expect(succeeded).toMatchObject({ total: 1, totalExact: true });
       expect(store.list({ status: 'succeeded', sandbox: 's', count: true }).total).toBe(1);
       expect(store.list({ status: 'running', text: 'going' }).runs.map((r) => r.id)).toEqual([going]);
+      // Filtered by the model it is listed with (its row has none yet): before, not found by it.
+      expect(store.list({ model: 'm' }).runs.map((r) => r.id)).toEqual([ended]);
+      expect(store.list({ model: 'm', text: 'disk', count: true })).toMatchObject({ total: 1 });
       freeDisk();
       expect(store.flush()).toBe(true);
       expect(byId(store.list().runs)).toEqual({ [ended]: 'succeeded', [going]: 'running' });
