@@ -14,8 +14,8 @@ const { readdirSync, readFileSync, statSync } = process.getBuiltinModule('node:f
 
 let stamp: string | undefined;
 /**
- * What the code that answers is (part of every key with the package's version): the CLI bundle's size
- * and time where the package runs built, else (a clone run from its sources) the newest time of any file
+ * What the code that answers is (part of every key with the package's version): the CLI bundle's size,
+ * times and inode where the package runs built, else (a clone run from its sources) the newest time of any file
  * under src-main, so that an edit to the validator or a `git pull` without a new version never meets an
  * answer of the code before it (~2-7 ms to look at ~220 files, on the clone's path only).
  */
@@ -24,8 +24,11 @@ export function codeStamp(): string {
   const here = fileURLToPath(import.meta.url);
   try {
     if (here.endsWith('.js')) {
-      const s = statSync(join(dirname(here), 'main.js'));
-      return (stamp = `bundle:${s.size}:${s.mtimeMs}`);
+      // (with its inode and change time: npm sets every packed file's time to one date, so a rebuild of
+      // the same version and size installed again kept the size and time; the kernel sets the change
+      // time at any write, and an install writes a new file)
+      const s = statSync(join(dirname(here), 'main.js'), { bigint: true });
+      return (stamp = `bundle:${s.size}:${s.mtimeNs}:${s.ino}:${s.ctimeNs}`);
     }
     let newest = 0;
     const walk = (d: string): void => {

@@ -50,3 +50,41 @@ describe('the code stamp of the verb cache', () => {
     expect(helpKey(['--help'], 'v')).not.toBe(helpKey(['-h'], 'v'));
   });
 });
+
+describe('the code stamp of an installed bundle', () => {
+  it('changes when main.js is written again with the same size and time (npm packs every file at one time)', async () => {
+    const { mkdtempSync, renameSync, rmSync, utimesSync, writeFileSync } = await import('node:fs');
+    const { stripTypeScriptTypes } = await import('node:module');
+    const { readFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { pathToFileURL } = await import('node:url');
+    const dir = mkdtempSync(join(tmpdir(), 'toolsmith-code-stamp-'));
+    try {
+      // The module as the bundle has it: a .js file beside main.js.
+      const js = stripTypeScriptTypes(readFileSync(join(repoRoot, 'src-main/cli/code-stamp.ts'), 'utf8'));
+      const stampOf = async (n: number): Promise<string> => {
+        writeFileSync(join(dir, `code-stamp-${n}.js`), js);
+        const m = (await import(pathToFileURL(join(dir, `code-stamp-${n}.js`)).href)) as {
+          codeStamp: () => string;
+        };
+        return m.codeStamp();
+      };
+      const main = join(dir, 'main.js');
+      const packed = new Date('1985-10-26T08:15:00Z');
+      writeFileSync(main, 'export const recipe = 7;\n');
+      utimesSync(main, packed, packed);
+      const before = await stampOf(1);
+      expect(before).toMatch(/^bundle:25:/);
+      // Installed again: a new file of the same size, its time set back to npm's one date (the old one kept
+      // aside, so that the new one cannot take its inode within the clock tick of its change time).
+      renameSync(main, join(dir, 'main-before.js'));
+      writeFileSync(main, 'export const recipe = 8;\n');
+      utimesSync(main, packed, packed);
+      const after = await stampOf(2);
+      expect(after).toMatch(/^bundle:25:/);
+      expect(after).not.toBe(before);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
