@@ -290,7 +290,9 @@ export class RunEvents {
     let index: ((mark: WalMark) => boolean) | undefined;
     const checkpointed = (mark: WalMark) => (index ??= conn.checkpointedTest())(mark);
     for (const [id, m] of this.inFlight) {
-      if (m.endedAt === undefined || m.endedAt > seen) continue;
+      // (a run whose end is held is not in the store: never forgotten, whenever it ended; before, one that
+      // ended in the millisecond of the last look was forgotten and its held end refused at close)
+      if (m.endedAt === undefined || m.endedAt > seen || this.pending.has(id)) continue;
       if (m.mark !== undefined && !checkpointed(m.mark)) {
         if (m.bytes === undefined) {
           m.bytes = m.events.reduce((n, e) => n + JSON.stringify(e.data).length, 0);
@@ -350,12 +352,14 @@ export class RunEvents {
   private keepInFlight(): (() => string | undefined) | undefined {
     const seen = this.conn?.okAt ?? steadyNow();
     const current = <T extends { endedAt?: number }>(m: T) => m.endedAt === undefined || m.endedAt > seen;
-    const runs = [...this.inFlight.values()].filter(current).map((m) => [...m.events]);
+    // (and a run whose end is held, whenever it ended: it is not in the store)
+    const carried = ([id, m]: [string, InFlightRun]) => current(m) || this.pending.has(id);
+    const runs = [...this.inFlight.entries()].filter(carried).map(([, m]) => [...m.events]);
     // The runs that ended before the files were last seen whole but whose end is still only in the log
     // the reopen empties (see prune), and those no longer kept for want of room (named).
     const checkpointed = this.conn?.checkpointedTest() ?? (() => true);
     const logOnly = [...this.inFlight.entries()].filter(
-      ([, m]) => !current(m) && m.mark !== undefined && !checkpointed(m.mark),
+      (e) => !carried(e) && e[1].mark !== undefined && !checkpointed(e[1].mark),
     );
     for (const [id, m] of logOnly) this.forget(id, m);
     const ended = logOnly.map(([, m]) => m.events);

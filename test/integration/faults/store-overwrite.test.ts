@@ -424,6 +424,30 @@ describe('runs.db shrinking or overwritten under a live process', () => {
     }
   }, 60_000);
 
+  it('a run that ends in the same millisecond as the last look at the files is carried too (its end held, never forgotten)', async () => {
+    const foreign = otherStore();
+    const store = new RunStore(file());
+    try {
+      // The clock held still: the look before the copy, the copy, and the run's end all in one
+      // millisecond (as on a fast machine). Before: the end was held but the run, "ended" no later than
+      // the files were last seen whole, was forgotten at that end and not carried; the close then
+      // failed, its held end refused with "no run".
+      vi.useFakeTimers({ toFake: ['Date', 'performance'] });
+      const ending = store.createRun(runStarted('ends in the millisecond of the last look'));
+      looks(store);
+      copyFileSync(foreign, file());
+      looks(store);
+      store.append(ending, 'run_finished', { status: 'failed', error: 'e' });
+      vi.useRealTimers();
+      await saidSoon(/overwritten in place with another run store/);
+      expect(store.has(ending)).toBe(true);
+      expect(store.get(ending)?.status).toBe('failed');
+    } finally {
+      vi.useRealTimers();
+      store.close();
+    }
+  }, 60_000);
+
   it("writes made while the overwrite is waited for are held (a run's events, template counts) or refused naming why, never put in the log the reopen empties", async () => {
     const foreign = otherStore();
     const source = new RunStore(join(dir, 'source.db'));
