@@ -16,7 +16,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot, removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 
 const node = join(repoRoot, 'node_modules/.bin/node');
-const hasScript = spawnSync('script', ['--version']).status === 0;
 let dir: string;
 let ws: string;
 
@@ -51,12 +50,17 @@ afterAll(() => {
 });
 
 describe('npm start (scripts/start.mjs) at a terminal', () => {
-  it.runIf(hasScript)(
+  it(
     'Ctrl-C reaches serve once: the launcher does not pass on what the terminal sent it too',
     async () => {
+      // (util-linux's `script` makes the terminal; missing, this fails rather than skips)
+      expect(spawnSync('script', ['--version']).status, 'util-linux `script` is needed (bsdutils)').toBe(0);
       const log = join(dir, 'signals.log');
       const release = join(dir, 'release');
-      const cmd = `${node} ${join(repoRoot, 'scripts/start.mjs')} --workspace ${ws}`;
+      // `exec`: `script` runs the command with $SHELL -c (or /bin/sh); dash, Debian's /bin/sh, stays as
+      // the launcher's parent and, a non-interactive shell, dies of the terminal's SIGINT, so `script`
+      // said 130 whatever the launcher did (a CI whose SHELL is unset failed so; bash execs a lone command).
+      const cmd = `exec ${node} ${join(repoRoot, 'scripts/start.mjs')} --workspace ${ws}`;
       const child = spawn('script', ['-qfec', cmd, '/dev/null'], {
         cwd: repoRoot,
         env: {
@@ -85,7 +89,8 @@ describe('npm start (scripts/start.mjs) at a terminal', () => {
         await expect.poll(lines, { timeout: 60_000, interval: 50 }).toContain('start.mjs SIGINT');
         await expect.poll(lines, { timeout: 60_000, interval: 50 }).toContain('toolsmith.mjs SIGINT');
         writeFileSync(release, '');
-        expect(await exited, out).toBe(0);
+        const code = await exited;
+        expect(code, `${out}\n${lines().join('\n')}`).toBe(0);
       } finally {
         writeFileSync(release, '');
         child.kill('SIGKILL');
