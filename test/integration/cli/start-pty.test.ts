@@ -50,60 +50,56 @@ afterAll(() => {
 });
 
 describe('npm start (scripts/start.mjs) at a terminal', () => {
-  it(
-    'Ctrl-C reaches serve once: the launcher does not pass on what the terminal sent it too',
-    async () => {
-      // (util-linux's `script` makes the terminal; missing, this fails rather than skips)
-      expect(spawnSync('script', ['--version']).status, 'util-linux `script` is needed (bsdutils)').toBe(0);
-      const log = join(dir, 'signals.log');
-      const release = join(dir, 'release');
-      // `exec`: `script` runs the command with $SHELL -c (or /bin/sh); dash, Debian's /bin/sh, stays as
-      // the launcher's parent and, a non-interactive shell, dies of the terminal's SIGINT, so `script`
-      // said 130 whatever the launcher did (a CI whose SHELL is unset failed so; bash execs a lone command).
-      const cmd = `exec ${node} ${join(repoRoot, 'scripts/start.mjs')} --workspace ${ws}`;
-      const child = spawn('script', ['-qfec', cmd, '/dev/null'], {
-        cwd: repoRoot,
-        env: {
-          ...process.env,
-          NODE_OPTIONS: `--import ${join(dir, 'spy.mjs')}`,
-          SPY_LOG: log,
-          SPY_RELEASE: release,
-          TOOLSMITH_HOME: join(dir, 'home'),
-          XDG_CACHE_HOME: join(dir, 'cache'),
-          TERM: 'dumb',
-        },
-        stdio: ['pipe', 'pipe', 'pipe'],
-      });
-      let out = '';
-      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-      const exited = new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
-      const lines = () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n') : []);
-      try {
-        // Serving (the URL is the last line), then Ctrl-C typed at the terminal.
-        await expect
-          .poll(() => out, { timeout: 240_000, interval: 100 })
-          .toMatch(/http:\/\/127\.0\.0\.1:\d+\//);
-        child.stdin.write('\x03');
-        // The launcher has handled its SIGINT (and would have passed it on) while serve is held open.
-        await expect.poll(lines, { timeout: 60_000, interval: 50 }).toContain('start.mjs SIGINT');
-        await expect.poll(lines, { timeout: 60_000, interval: 50 }).toContain('toolsmith.mjs SIGINT');
-        writeFileSync(release, '');
-        const code = await exited;
-        expect(code, `${out}\n${lines().join('\n')}`).toBe(0);
-      } finally {
-        writeFileSync(release, '');
-        child.kill('SIGKILL');
-      }
-      const got = lines();
-      // Before: "toolsmith.mjs SIGINT" twice (the terminal's, then the launcher's).
-      expect(
-        got.filter((l) => l === 'toolsmith.mjs SIGINT'),
-        got.join('\n'),
-      ).toHaveLength(1);
-      expect(got).toContain('toolsmith.mjs exit 0');
-      expect(got).toContain('start.mjs exit 0');
-    },
-    300_000,
-  );
+  it('Ctrl-C reaches serve once: the launcher does not pass on what the terminal sent it too', async () => {
+    // (util-linux's `script` makes the terminal; missing, this fails rather than skips)
+    expect(spawnSync('script', ['--version']).status, 'util-linux `script` is needed (bsdutils)').toBe(0);
+    const log = join(dir, 'signals.log');
+    const release = join(dir, 'release');
+    // `exec`: `script` runs the command with $SHELL -c (or /bin/sh); dash, Debian's /bin/sh, stays as
+    // the launcher's parent and, a non-interactive shell, dies of the terminal's SIGINT, so `script`
+    // said 130 whatever the launcher did (a CI whose SHELL is unset failed so; bash execs a lone command).
+    const cmd = `exec ${node} ${join(repoRoot, 'scripts/start.mjs')} --workspace ${ws}`;
+    const child = spawn('script', ['-qfec', cmd, '/dev/null'], {
+      cwd: repoRoot,
+      env: {
+        ...process.env,
+        NODE_OPTIONS: `--import ${join(dir, 'spy.mjs')}`,
+        SPY_LOG: log,
+        SPY_RELEASE: release,
+        TOOLSMITH_HOME: join(dir, 'home'),
+        XDG_CACHE_HOME: join(dir, 'cache'),
+        TERM: 'dumb',
+      },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+    const lines = () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n') : []);
+    try {
+      // Serving (the URL is the last line), then Ctrl-C typed at the terminal.
+      await expect
+        .poll(() => out, { timeout: 240_000, interval: 100 })
+        .toMatch(/http:\/\/127\.0\.0\.1:\d+\//);
+      child.stdin.write('\x03');
+      // The launcher has handled its SIGINT (and would have passed it on) while serve is held open.
+      await expect.poll(lines, { timeout: 60_000, interval: 50 }).toContain('start.mjs SIGINT');
+      await expect.poll(lines, { timeout: 60_000, interval: 50 }).toContain('toolsmith.mjs SIGINT');
+      writeFileSync(release, '');
+      const code = await exited;
+      expect(code, `${out}\n${lines().join('\n')}`).toBe(0);
+    } finally {
+      writeFileSync(release, '');
+      child.kill('SIGKILL');
+    }
+    const got = lines();
+    // Before: "toolsmith.mjs SIGINT" twice (the terminal's, then the launcher's).
+    expect(
+      got.filter((l) => l === 'toolsmith.mjs SIGINT'),
+      got.join('\n'),
+    ).toHaveLength(1);
+    expect(got).toContain('toolsmith.mjs exit 0');
+    expect(got).toContain('start.mjs exit 0');
+  }, 300_000);
 });
