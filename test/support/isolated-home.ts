@@ -78,10 +78,15 @@ export const TMP_LIST = 'tmp-dirs';
  * collector), provider keys (sent to a test's scripted server), Node's proxy switch and the colour
  * variables (`FORCE_COLOR=1`, set by many CI services and shells: the CLI's output and the verb cache's
  * keys change with them, and `start-imports.test.ts` saw `validate FILE` load main where it expects a
- * cached answer). Removed for the run; a test that needs one sets it for the process it starts.
+ * cached answer), and the `docker` command's choice of engine (`DOCKER_CONTEXT`, `DOCKER_CONFIG`): Toolsmith
+ * talks to `DOCKER_HOST` or the default socket and never reads a Docker context, so the tests' own
+ * `docker` commands must reach that same engine (with `DOCKER_CONTEXT` set, every one of them failed:
+ * the context is the person's, in a `~/.docker` the run's home does not have, `context "..." does not
+ * exist`; one the run could read would have pointed them at another engine than the code under test's).
+ * Removed for the run; a test that needs one sets it for the process it starts.
  */
 export const PERSONAL =
-  /^(TOOLSMITH_|OTEL_|OPENAI_|ANTHROPIC_)|^(NODE_USE_ENV_PROXY|FORCE_COLOR|NO_COLOR|CLICOLOR|CLICOLOR_FORCE|NODE_DISABLE_COLORS)$/;
+  /^(TOOLSMITH_|OTEL_|OPENAI_|ANTHROPIC_)|^(NODE_USE_ENV_PROXY|FORCE_COLOR|NO_COLOR|CLICOLOR|CLICOLOR_FORCE|NODE_DISABLE_COLORS|DOCKER_CONTEXT|DOCKER_CONFIG)$/;
 
 /** The folders of the sandbox image build cache shared with the person's (see the top of the file). */
 export const SHARED_IMAGE_CACHE = ['forkloop', 'npm', 'bookworm-python-minbase'] as const;

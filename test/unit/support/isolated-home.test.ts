@@ -39,6 +39,9 @@ const PERSONAL = {
   FORCE_COLOR: '1',
   CLICOLOR_FORCE: '1',
   NO_COLOR: '1',
+  // (the `docker` command's engine: Toolsmith reads neither, the tests' docker commands must not either)
+  DOCKER_CONTEXT: 'person-remote',
+  DOCKER_CONFIG: '/srv/person-docker',
 };
 const before = { ...process.env };
 
