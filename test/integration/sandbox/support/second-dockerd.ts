@@ -8,7 +8,7 @@ import { execFileSync, execSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 
 export interface SecondEngine {
   host: string;
@@ -90,6 +90,18 @@ function makeCerts(dir: string, prefix: string): void {
 }
 
 /**
+ * PATH with the system's sbin folders after the caller's: dockerd is /usr/sbin/dockerd on Debian, and it
+ * finds runc, docker-init and docker-proxy (/usr/sbin too) on the PATH it is given. A root shell's PATH
+ * has them, a CI runner's or cron's (`/usr/bin:/bin`) may not: the engine then failed to start with
+ * "spawn dockerd ENOENT".
+ */
+export function withSbin(path = process.env['PATH'] ?? ''): string {
+  const have = path.split(delimiter).filter(Boolean);
+  const missing = ['/usr/local/sbin', '/usr/sbin', '/sbin'].filter((d) => !have.includes(d));
+  return [...have, ...missing].join(delimiter);
+}
+
+/**
  * Starts the engine; `dir` (an empty folder) fixes where its socket will be, so that a client can be
  * pointed at an engine that does not answer yet.
  */
@@ -143,10 +155,21 @@ export async function startSecondDockerd(
         '--ip-masq=false',
         '--userland-proxy=false',
       ],
-      { stdio: ['ignore', log, log] },
+      { stdio: ['ignore', log, log], env: { ...process.env, PATH: withSbin() } },
     );
+  /** Why the engine could not be started at all (its binary not found), if so. */
+  let spawnError: Error | undefined;
+  /** Resolves when the engine has exited, or could not start (no 'exit' then, only 'error'). */
+  const ended = (c: ChildProcess) =>
+    new Promise<void>((r) => {
+      c.once('exit', () => r());
+      c.once('error', (e) => {
+        spawnError = e;
+        r();
+      });
+    });
   let child = launch();
-  let exited = new Promise<void>((r) => child.once('exit', () => r()));
+  let exited = ended(child);
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGTERM');
@@ -172,10 +195,12 @@ export async function startSecondDockerd(
   const answered = async () => {
     const end = Date.now() + 60_000;
     for (;;) {
-      if (child.exitCode !== null)
-        throw new Error(
-          `the second dockerd exited: ${readFileSync(join(dir, 'dockerd.log'), 'utf8').slice(-2000)}`,
-        );
+      if (child.exitCode !== null || spawnError) {
+        const log = readFileSync(join(dir, 'dockerd.log'), 'utf8').slice(-2000);
+        // (its folder and bridge go with it: a start that failed left the bridge on the host)
+        await stop();
+        throw new Error(`the second dockerd exited: ${spawnError?.message ?? ''}\n${log}`);
+      }
       try {
         execSync(`${docker} info`, { stdio: 'ignore' });
         return;
@@ -213,7 +238,7 @@ export async function startSecondDockerd(
   };
   const restart = async () => {
     child = launch();
-    exited = new Promise<void>((r) => child.once('exit', () => r()));
+    exited = ended(child);
     await answered();
   };
   try {
