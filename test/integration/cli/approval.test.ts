@@ -26,7 +26,10 @@ const args = ['exec', script, '--sandbox', 'support', '--json'];
  * typed once the question is on the terminal (a person reads before answering).
  */
 function onTerminal(answer: string): Promise<ToolsmithOutput> {
+  // `script` runs the command with $SHELL -c: the person's login shell, which may be none at all
+  // (`/usr/sbin/nologin` for a service account: the CLI never started). POSIX sh, whatever SHELL says.
   const p = spawn('script', ['-qfec', shellLine(toolsmithArgv(ws, args).flat()), '/dev/null'], {
+    env: { ...process.env, SHELL: '/bin/sh' },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   const output = outputOf(p);

@@ -69,6 +69,9 @@ describe('npm start (scripts/start.mjs) at a terminal', () => {
         TOOLSMITH_HOME: join(dir, 'home'),
         XDG_CACHE_HOME: join(dir, 'cache'),
         TERM: 'dumb',
+        // (`script` runs the command with $SHELL -c: a login shell of none, /usr/sbin/nologin, started
+        // nothing; POSIX sh whatever SHELL says, and `exec` above makes it leave the chain)
+        SHELL: '/bin/sh',
       },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
