@@ -14,6 +14,11 @@ export interface FrontEndContext {
   openWorkspace?: OpenWorkspace;
   /** A native folder dialog (desktop only). */
   chooseFolder?: () => Promise<string | undefined>;
+  /**
+   * Aborted when the request is cancelled (`serve`: its HTTP client went away before the answer): a
+   * read of the run store waiting through a copy over it stops then (infra/store/read-through.ts).
+   */
+  signal?: AbortSignal;
 }
 
 export type Handlers = {

@@ -281,7 +281,8 @@ async function dispatchTo(
       await svc.prepareMcp((await svc.runs()).sandboxOf((parsed.data as { runId: string }).runId));
     }
     const call = () => handler(svc, parsed.data, fe);
-    const value = STORE_READS.has(m) ? await readThroughOverwrite(call) : await call();
+    // (a read waiting through a copy stops when its request is cancelled: fe.signal)
+    const value = STORE_READS.has(m) ? await readThroughOverwrite(call, undefined, fe.signal) : await call();
     return { ok: true, value: value as Response<Method> };
   } catch (e) {
     if (e instanceof ToolsmithError) return { ok: false, error: e.toData() };

@@ -21,21 +21,30 @@ export const runUri = (id: string): string => `${RUN_URI_PREFIX}${id}`;
 /**
  * A run's agent context for the answer of a tool or a resource read, through a copy going on over the
  * store (infra/store/read-through.ts), as the list of run resources is: before, a run tool's answer
- * failed after its run had ended, and a resource read was refused at once.
+ * failed after its run had ended, and a resource read was refused at once. `signal`: the request's
+ * cancellation (the client's `notifications/cancelled`, its connection closed), which ends the wait.
  */
-export async function runContextText(svc: ToolsmithService, runId: string): Promise<string> {
+export async function runContextText(
+  svc: ToolsmithService,
+  runId: string,
+  signal?: AbortSignal,
+): Promise<string> {
   const store = await svc.runs();
-  return runAgentContext(await readThroughOverwrite(() => store.get(runId)));
+  return runAgentContext(await readThroughOverwrite(() => store.get(runId), undefined, signal));
 }
 
 export function registerRunResources(server: McpServer, svc: ToolsmithService): void {
   server.registerResource(
     'run',
     new ResourceTemplate(`${RUN_URI_PREFIX}{id}`, {
-      list: async () => {
-        // (through a copy going on over the store: see infra/store/read-through.ts)
+      list: async (extra) => {
+        // (through a copy going on over the store, until the request is cancelled: read-through.ts)
         const store = await svc.runs();
-        const { runs } = await readThroughOverwrite(() => store.list({ limit: LISTED_RUNS }));
+        const { runs } = await readThroughOverwrite(
+          () => store.list({ limit: LISTED_RUNS }),
+          undefined,
+          extra.signal,
+        );
         return {
           resources: runs.map((r) => ({
             uri: runUri(r.id),
@@ -53,13 +62,12 @@ export function registerRunResources(server: McpServer, svc: ToolsmithService): 
         "A recorded Toolsmith run as compact XML for an agent's next turn: status, task, earlier attempts in one line each, the last attempt's result or error with its failing line.",
       mimeType: 'application/xml',
     },
-    async (uri, { id }) => {
+    async (uri, { id }, extra) => {
       const runId = Array.isArray(id) ? id[0] : id;
       try {
+        const text = await runContextText(svc, String(runId), extra.signal);
         return {
-          contents: [
-            { uri: uri.href, mimeType: 'application/xml', text: await runContextText(svc, String(runId)) },
-          ],
+          contents: [{ uri: uri.href, mimeType: 'application/xml', text }],
         };
       } catch (e) {
         // The SDK answers a thrown error as a JSON-RPC error with its message and its numeric `code`

@@ -194,7 +194,16 @@ export async function startWebServer(
           404,
           JSON.stringify({ ok: false, error: { code: 'not_found', message: 'no such method' } }),
         );
-      const result = await dispatch(svc, method, payload, { openWorkspace });
+      // Cancelled when the client goes away before the answer (its connection closed): a read of the
+      // run store waiting through a copy over it stops then instead of asking on for up to 30 s.
+      const cancel = new AbortController();
+      const closed = () => {
+        if (!res.writableFinished) cancel.abort();
+      };
+      res.once('close', closed);
+      if (req.socket.destroyed) closed();
+      const result = await dispatch(svc, method, payload, { openWorkspace, signal: cancel.signal });
+      res.off('close', closed);
       return send(res, 200, JSON.stringify(result));
     }
     if (req.method !== 'GET' && req.method !== 'HEAD')

@@ -5,7 +5,12 @@
  * every 100 ms, for at most `waitMs`, and then reads the content copied in. Before, every read but the
  * suite runner's was refused during a copy: the workbench's run list and run view answered an
  * `internal` error (with a stack on stderr) whose words said that "nothing was written".
+ *
+ * A read made for a request stops when that request is cancelled (`signal`: the HTTP client went away,
+ * an MCP client cancelled): the last refusal is thrown at once, and the store is asked no more. Before,
+ * it went on asking every 100 ms for up to 30 s for an answer nobody would read.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { StoreOverwrittenError } from './connection.ts';
 
 /** How long a front end's read (the workbench's, the MCP server's) waits for a copy to end, at most. */
@@ -17,14 +22,17 @@ const RETRY_MS = 100;
 export async function readThroughOverwrite<T>(
   read: () => T | Promise<T>,
   waitMs: number = READ_THROUGH_COPY_MS,
+  signal?: AbortSignal,
 ): Promise<T> {
   const until = performance.now() + waitMs;
   for (;;) {
     try {
       return await read();
     } catch (e) {
-      if (!(e instanceof StoreOverwrittenError) || performance.now() > until) throw e;
+      if (!(e instanceof StoreOverwrittenError) || performance.now() > until || signal?.aborted) throw e;
+      // (node:timers/promises: the wait ends when the signal aborts, its timer cleared)
+      const stopped = await sleep(RETRY_MS, false, signal ? { signal } : {}).catch(() => true);
+      if (stopped) throw e;
     }
-    await new Promise((r) => setTimeout(r, RETRY_MS));
   }
 }

@@ -6,6 +6,8 @@
  * read. Before, each was refused at once as an `internal` error saying "nothing was written".
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -18,6 +20,7 @@ import { POLL_MS } from '../../support/budgets.ts';
 import { runStarted } from '../../support/run-records.ts';
 import { copyGoingOn } from './support/copy-going-on.ts';
 import { copyWorkspace, sampleWorkspace } from '../../support/workspace.ts';
+import { startWebServer } from '../../../src-main/web/server.ts';
 
 let dir: string;
 let said: string[];
@@ -145,6 +148,52 @@ describe("the workbench's reads of the run store while a copy goes on over it", 
       expect(early).toBe('waiting');
       c.done();
       expect(await read).toContain('a run in flight over the copy');
+    });
+  }, 60_000);
+
+  it('a read whose HTTP client went away during the copy stops: the store is asked no more (before: every 100 ms for 30 s)', async () => {
+    await underCopy(async ({ svc, store }) => {
+      // Each read the run list makes of the live store, counted (the store's own list, unchanged).
+      let reads = 0;
+      const list = store.list.bind(store);
+      store.list = (f) => {
+        reads++;
+        return list(f);
+      };
+      const web = await startWebServer(svc);
+      try {
+        // The server's side of the request's connection: closed once it has seen the client go.
+        let serverSide: Promise<void> | undefined;
+        web.server.once('connection', (s: Socket) => {
+          serverSide = new Promise<void>((r) => s.once('close', () => r()));
+        });
+        const { port } = web;
+        const req = request({
+          host: '127.0.0.1',
+          port,
+          path: '/api/runs.list',
+          method: 'POST',
+          headers: {
+            origin: `http://127.0.0.1:${port}`,
+            authorization: `Bearer ${web.token}`,
+            'content-type': 'application/json',
+          },
+        });
+        req.on('error', () => undefined);
+        req.end('{}');
+        // Refused (the copy goes on until this test ends) and asked again: the read is waiting.
+        await vi.waitFor(() => expect(reads).toBeGreaterThanOrEqual(2), { timeout: POLL_MS, interval: 20 });
+        req.destroy();
+        await serverSide;
+        const atClose = reads;
+        // Ten retries' time with the copy still going on: before, each asked the store again.
+        await new Promise((r) => setTimeout(r, 1000));
+        expect(reads - atClose).toBe(0);
+        // (the copy still going on: a read would still be refused and asked again)
+        expect(() => list()).toThrow(StoreOverwrittenError);
+      } finally {
+        await web.close();
+      }
     });
   }, 60_000);
 });
