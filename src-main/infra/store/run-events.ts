@@ -108,6 +108,29 @@ const fromRow = (r: EventRow): RunEvent =>
   upgradeEvent({ v: r.v, runId: r.run_id, seq: r.seq, ts: r.ts, type: r.type, data: JSON.parse(r.data) });
 
 /** A run of this process kept in memory (see RunEvents.inFlight). */
+/** What a keep aside wrote (see RunEvents.keepAside): its folder (none when nothing was kept), the runs kept and lost. */
+interface KeptAside {
+  dir?: string;
+  kept: string[];
+  lost: { id: string; cause: string }[];
+}
+
+/**
+ * The words of a keep aside after what was being kept (`<n> run(s) ...`): where the kept runs are and
+ * which were lost and why ("are kept in DIR (...): a, b" when all were kept, else after a colon "2 are
+ * kept in DIR (...): a, c; 1 could not be kept aside (cause) and are lost: b").
+ */
+function keptAsideWords(r: KeptAside): string {
+  const where = (n: string) =>
+    `${n}kept in ${r.dir} (one export per run: \`toolsmith runs import FILE\` takes one into a store): ${r.kept.join(', ')}`;
+  const causes = [...new Set(r.lost.map((l) => l.cause))].join('; ');
+  const lost = (n: string) =>
+    `${n}could not be kept aside (${causes}) and are lost: ${r.lost.map((l) => l.id).join(', ')}`;
+  if (r.lost.length === 0) return where('are ');
+  if (r.kept.length === 0) return lost(`${r.lost.length} `);
+  return `${where(`${r.kept.length} are `)}; ${lost(`${r.lost.length} `)}`;
+}
+
 interface InFlightRun {
   events: RunEvent[];
   endedAt?: number;
@@ -381,9 +404,9 @@ export class RunEvents {
       } else if (ended.length) {
         const ids = ended.map((r) => r[0]?.runId).join(', ');
         try {
-          const dir = this.keepAside(ended);
+          const aside = this.keepAside(ended);
           out.push(
-            `${ended.length} run(s) that ended before the copy, their end only in the emptied log (not yet checkpointed), belong to the store before, not to what is there now, and are kept in ${dir} (one export per run: \`toolsmith runs import FILE\` takes one into a store): ${ids}`,
+            `${ended.length} run(s) that ended before the copy, their end only in the emptied log (not yet checkpointed), belong to the store before, not to what is there now${aside.lost.length ? ': ' : ', and '}${keptAsideWords(aside)}`,
           );
         } catch (e) {
           out.push(
@@ -462,8 +485,9 @@ export class RunEvents {
     const ids = runs.map((r) => r[0]?.runId ?? '');
     const what = `${runs.length} run(s) of this process (in flight, or ended with their end only in its write-ahead log, which is emptied)`;
     try {
-      const dir = this.keepAside(runs);
-      for (const id of ids) {
+      const aside = this.keepAside(runs);
+      // (the held events of a run kept are in its export; those of a run lost are named at the close)
+      for (const id of aside.kept) {
         const held = this.pending.get(id);
         if (held) {
           this.pending.delete(id);
@@ -471,7 +495,7 @@ export class RunEvents {
         }
       }
       this.warn(
-        `the run store ${this.file} was still being overwritten in place as this process (pid ${process.pid}) closed it: ${what} are kept in ${dir} (one export per run: \`toolsmith runs import FILE\` takes one into a store): ${ids.join(', ')}`,
+        `the run store ${this.file} was still being overwritten in place as this process (pid ${process.pid}) closed it: ${what}${aside.lost.length ? ': ' : ' '}${keptAsideWords(aside)}`,
       );
     } catch (e) {
       this.warn(
@@ -484,16 +508,24 @@ export class RunEvents {
    * Runs of this process written beside the store, one export per run (`runs import` reads each), in a
    * new folder `runs.db.log-<time>-<6 random characters>` readable by its owner only, each redacted as
    * `export` redacts: the runs of the store before that an overwrite in place by another store would
-   * lose (see keepInFlight). Returns the folder.
+   * lose (see keepInFlight). Each export is written to a temporary name in the folder and renamed to
+   * `<run id>.json` once whole; one that fails (the disk fills between two runs' files) is removed and
+   * its run named lost with the cause, and the others are still written. Before, the first failure
+   * ended the keep aside: a truncated file was left, the runs after it were never tried, and every run,
+   * the ones whose files were whole too, was said lost. Returns the folder (none when no run was kept:
+   * the empty folder is removed), the runs kept and those lost; throws when no folder could be made.
    */
-  private keepAside(runs: RunEvent[][]): string {
+  private keepAside(runs: RunEvent[][]): KeptAside {
     const fs = process.getBuiltinModule('node:fs');
     const path = process.getBuiltinModule('node:path');
     // (mkdtemp: a folder of its own, 0700, even when another keep aside, of this process or another
     // one on the same store, made one in the same millisecond; before, the second was refused and its
     // runs said lost)
     const dir = fs.mkdtempSync(`${this.file}.log-${new Date().toISOString().replace(/[:.]/g, '-')}-`);
+    const kept: string[] = [];
+    const lost: { id: string; cause: string }[] = [];
     for (const events of runs) {
+      const id = events[0]?.runId ?? 'run';
       const doc: RunExport = {
         format: EXPORT_FORMAT,
         version: EVENT_VERSION,
@@ -501,12 +533,21 @@ export class RunEvents {
         // Redacted again, as `export` does: a key learnt after the run was recorded is not kept aside.
         events: knownSecrets.value(events),
       };
-      fs.writeFileSync(path.join(dir, `${events[0]?.runId ?? 'run'}.json`), `${JSON.stringify(doc)}\n`, {
-        mode: 0o600,
-        flag: 'wx',
-      });
+      const tmp = path.join(dir, `.${id}.json.partial`);
+      try {
+        fs.writeFileSync(tmp, `${JSON.stringify(doc)}\n`, { mode: 0o600, flag: 'wx' });
+        fs.renameSync(tmp, path.join(dir, `${id}.json`));
+        kept.push(id);
+      } catch (e) {
+        fs.rmSync(tmp, { force: true });
+        lost.push({ id, cause: errorMessage(e) });
+      }
     }
-    return dir;
+    if (kept.length === 0) {
+      fs.rmSync(dir, { recursive: true, force: true });
+      return { kept, lost };
+    }
+    return { dir, kept, lost };
   }
 
   /**
