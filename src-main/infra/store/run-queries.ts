@@ -64,6 +64,49 @@ const SORT_COLUMNS: Record<Exclude<RunSortKey, 'created'>, string> = {
   duration: 'duration_ms',
 };
 
+/** The summary field each sort column shows (what a held run is listed with: see RunQueries.mergedRows). */
+const SORT_FIELDS: Record<Exclude<RunSortKey, 'created'>, keyof RunSummary> = {
+  status: 'status',
+  task: 'task',
+  sandbox: 'sandbox',
+  mode: 'mode',
+  model: 'model',
+  tier: 'tier',
+  attempts: 'attempts',
+  tokens: 'tokens',
+  duration: 'durationMs',
+};
+
+/** The list's WHERE terms (filterTerms) that its strategies take. */
+interface ListTerms {
+  where: string[];
+  args: SQLInputValue[];
+  /** How many terms and arguments come before the text term (see filterTerms). */
+  plain: { where: number; args: number };
+  text: string | undefined;
+  match: string | undefined;
+  ftsText: string | undefined;
+}
+
+/** SQLite's order of two values of one column: NULL first, numbers by value, text by its bytes (BINARY). */
+function compareValues(a: unknown, b: unknown): number {
+  if (a === b) return 0;
+  if (a === null || a === undefined) return -1;
+  if (b === null || b === undefined) return 1;
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  return Buffer.compare(Buffer.from(String(a)), Buffer.from(String(b)));
+}
+
+/** Two runs in a column sort's order (orderBy: the column, the start time, the id, one direction). */
+function compareSortKeys(
+  a: { v: unknown; c: number; id: string },
+  b: { v: unknown; c: number; id: string },
+  asc: boolean,
+): number {
+  const d = compareValues(a.v, b.v) || a.c - b.c || compareValues(a.id, b.id);
+  return asc ? d : -d;
+}
+
 /**
  * ORDER BY for a sort: the column, then the start time and id, all in one direction so that SQLite walks
  * one index (`runs_sort_<col>`, or `runs_created` backwards for the oldest first) instead of sorting every
@@ -291,23 +334,11 @@ export class RunQueries {
     const limit = Math.min(Math.max(filter.limit ?? 100, 1), 10_000);
     const offset = Math.max(filter.offset ?? 0, 0);
     // One row more than the page: whether any run matches after it, without counting them all.
-    const rows =
-      (ftsText &&
-        this.streamText(where.slice(0, -1), args.slice(0, -1), ftsText, filter.dir, offset, limit + 1)) ||
-      (text &&
-        filter.suiteRun === undefined &&
-        this.windowText(
-          where.slice(0, plain.where),
-          args.slice(0, plain.args),
-          text,
-          match,
-          filter,
-          offset,
-          limit + 1,
-        )) ||
-      (text
-        ? this.collectText(clause, args, filter, offset, limit + 1)
-        : this.pageAt(where, args, filter, offset, limit + 1));
+    const terms = { where, args, plain, text, match, ftsText };
+    const moved = this.heldSortMoves(filter, folds);
+    const rows = moved.length
+      ? this.mergedRows(terms, filter, moved, offset, limit + 1)
+      : this.rowsAt(terms, filter, offset, limit + 1);
     const more = rows.length > limit;
     const runs = rows.slice(0, limit).map((r) => this.withHeld(toSummary(liveStatus(r))));
     const page = (t: { total: number; totalExact: boolean }): RunPage => ({ ...t, runs });
@@ -319,6 +350,126 @@ export class RunQueries {
     // is in `where`: then the runs table counts).
     const ftsOnly = text !== undefined && text !== '' && where.length === 1 && [...text].length >= 3;
     return page({ total: this.countEvery(clause, args, ftsOnly), totalExact: true });
+  }
+
+  /** The rows of the list at [offset, offset + count) in its order, by the first strategy that applies. */
+  private rowsAt(t: ListTerms, filter: RunFilter, offset: number, count: number): RunRow[] {
+    const { where, args, plain, text, match, ftsText } = t;
+    return (
+      (ftsText &&
+        this.streamText(where.slice(0, -1), args.slice(0, -1), ftsText, filter.dir, offset, count)) ||
+      (text &&
+        filter.suiteRun === undefined &&
+        this.windowText(
+          where.slice(0, plain.where),
+          args.slice(0, plain.args),
+          text,
+          match,
+          filter,
+          offset,
+          count,
+        )) ||
+      (text
+        ? this.collectText(where.length ? `WHERE ${where.join(' AND ')}` : '', args, filter, offset, count)
+        : this.pageAt(where, args, filter, offset, count))
+    );
+  }
+
+  /**
+   * The held runs (see withHeld) listed at another place in a sort than their stored rows': the sort's
+   * column (status, model, tier, attempts, tokens, duration) is one their held events change. Few: the
+   * runs this process has in flight while the store takes no writes. None in the default order (the
+   * start time is never changed).
+   */
+  private heldSortMoves(filter: RunFilter, folds: readonly HeldFold[]): HeldFold[] {
+    const sort = filter.sort;
+    if (!sort || sort === 'created' || folds.length === 0) return [];
+    const field = SORT_FIELDS[sort];
+    return folds.filter((f) => f.now[field] !== f.row[field]);
+  }
+
+  /**
+   * The rows at [offset, offset + count) of a list sorted by a column that held events change for the
+   * runs `moved` (see heldSortMoves): each such run is placed by the value it is listed with, not by its
+   * stored row's. The other runs come from the list's strategies with the moved ones left out; each
+   * moved run that matches the filter is counted into that order (how many of the others come before
+   * it, counted up to the end of the page: O(offset + page) each), and the page is the two merged. So a
+   * page and the next one, `--limit` and the totals (from the merged page, or `countEvery` over every
+   * match) agree with the order shown. Before, a run whose end was held (a full disk, a copy going on)
+   * was listed with its held status and tokens at the place of its stored row (`running`, 0 tokens).
+   */
+  private mergedRows(
+    t: ListTerms,
+    filter: RunFilter,
+    moved: readonly HeldFold[],
+    offset: number,
+    count: number,
+  ): RunRow[] {
+    const sort = filter.sort as Exclude<RunSortKey, 'created'>;
+    const field = SORT_FIELDS[sort];
+    const ids = moved.map((m) => m.id);
+    const marks = ids.map(() => '?').join(', ');
+    const shownOf = new Map(moved.map((m) => [m.id, m.now[field]]));
+    // The moved runs that match the filter (by what they are listed with: see filterTerms).
+    const matching = this.dynamic
+      .get<SQLInputValue[], RunRow>(
+        `SELECT r.* FROM runs r WHERE ${[...t.where, `r.id IN (${marks})`].join(' AND ')}`,
+      )
+      .all(...t.args, ...ids);
+    const asc = filter.dir !== 'desc';
+    const key = (r: RunRow) => ({ v: shownOf.get(r.id) ?? null, c: r.created_at, id: r.id });
+    matching.sort((a, b) => compareSortKeys(key(a), key(b), asc));
+    // The others: the list's terms and "not moved", before the text term (streamText and windowText
+    // take the terms before it).
+    const at = t.plain.where;
+    const rest: ListTerms = {
+      ...t,
+      where: [...t.where.slice(0, at), `r.id NOT IN (${marks})`, ...t.where.slice(at)],
+      args: [...t.args.slice(0, t.plain.args), ...ids, ...t.args.slice(t.plain.args)],
+      plain: { where: at + 1, args: t.plain.args + ids.length },
+    };
+    const col = SORT_COLUMNS[sort];
+    const end = offset + count;
+    // Each moved run's place in the merged order: the others before it (up to the page's end) and the
+    // moved runs before it.
+    const places = matching.map((r, i) => {
+      const { v, c, id } = key(r);
+      const before =
+        v === null
+          ? asc
+            ? { sql: `(r.${col} IS NULL AND (r.created_at, r.id) < (?, ?))`, args: [c, id] }
+            : { sql: `(r.${col} IS NOT NULL OR (r.created_at, r.id) > (?, ?))`, args: [c, id] }
+          : asc
+            ? {
+                sql: `(r.${col} IS NULL OR r.${col} < ? OR (r.${col} = ? AND (r.created_at, r.id) < (?, ?)))`,
+                args: [v, v, c, id],
+              }
+            : {
+                sql: `(r.${col} > ? OR (r.${col} = ? AND (r.created_at, r.id) > (?, ?)))`,
+                args: [v, v, c, id],
+              };
+      const n =
+        this.dynamic
+          .get<SQLInputValue[], { n: number }>(
+            `SELECT COUNT(*) AS n FROM (SELECT 1 FROM runs r WHERE ${[...rest.where, before.sql].join(' AND ')} LIMIT ?)`,
+          )
+          .get(...rest.args, ...(before.args as SQLInputValue[]), end)?.n ?? 0;
+      return n + i;
+    });
+    const onPage = new Map<number, RunRow>();
+    places.forEach((p, i) => {
+      if (p >= offset && p < end) onPage.set(p, matching[i] as RunRow);
+    });
+    const skipped = places.filter((p) => p < offset).length;
+    const others = this.rowsAt(rest, filter, offset - skipped, count - onPage.size);
+    const rows: RunRow[] = [];
+    let next = 0;
+    for (let p = offset; p < end; p++) {
+      const m = onPage.get(p);
+      if (m) rows.push(m);
+      else if (next < others.length) rows.push(others[next++] as RunRow);
+    }
+    return rows;
   }
 
   /**
