@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { DatabaseSync } from 'node:sqlite';
 import { steadyNow } from '../clock.ts';
 import { dropGroupAndOtherBits } from '../workspace/atomic.ts';
-import { lockHolders } from './file-locks.ts';
+import { lockHolders, openElsewhere } from './file-locks.ts';
 import { guardConnection, stmt } from './statements.ts';
 import type { Guard } from './statements.ts';
 
@@ -1374,6 +1374,7 @@ export class StoreConnection implements Guard {
       // next open, rebuilds the index from them). Before, that log was emptied and removed as this
       // process's, and every run the copy held only in it was lost.
       const copysLog = !walIsIndexed(this.shmFd, wal);
+      const held = copysLog ? '' : this.othersInLog();
       this.emptyLog();
       try {
         this.db.close();
@@ -1408,11 +1409,34 @@ export class StoreConnection implements Guard {
             : `its write-ahead log (${wal}) held this process's writes to the content before, and was emptied so it is never read into the new content; `) +
           (aside ? `that file was moved aside to ${aside} and a new store made; ` : '') +
           `it goes on in ${this.file}${kept ? ` (${kept})` : ''}; the runs that were only in the overwritten content are not in it: ` +
-          `to keep them, stop every Toolsmith process on this workspace and put back a copy of the file from before (never copy a store over one in use)`,
+          `to keep them, stop every Toolsmith process on this workspace and put back a copy of the file from before (never copy a store over one in use)${held}`,
       );
     } finally {
       this.checking = false;
     }
+  }
+
+  /**
+   * What the log about to be emptied held of other processes, in words (empty when it held nothing not
+   * yet checkpointed): the log is shared, and every commit since the last checkpoint is in it, whichever
+   * process made it. This process keeps its own runs in memory (RunEvents.inFlight) and writes them
+   * again; each other process that has the store open does the same with its own once it sees the
+   * overwrite; a process that has ended since (a one-shot `toolsmith run`, `runs import`) kept nothing,
+   * and what it committed since the last checkpoint is lost with the content before. Before, the line
+   * said only that "the runs that were only in the overwritten content" were lost.
+   */
+  private othersInLog(): string {
+    const idx = walIndex(this.shmFd);
+    const unchecked = idx ? Math.max(0, idx.frames - idx.backfilled) : 0;
+    if (unchecked === 0) return '';
+    const others = openElsewhere(this.file);
+    const theirs = others.length
+      ? `${others.length} other process(es) with the store open (${others.join('; ')}) write their own again once they see the overwrite (their runs in flight, and those that ended since that checkpoint)`
+      : 'no other process has the store open';
+    return (
+      `; that log held ${unchecked} frame(s) not yet checkpointed, the commits since the last checkpoint of every process on this store: ` +
+      `this process's runs among them are kept as said, ${theirs}, and the runs that a process that has ended since (a one-shot \`toolsmith run\`, \`runs import\`) committed since that checkpoint are lost with the content before`
+    );
   }
 
   /**
@@ -1497,9 +1521,10 @@ export class StoreConnection implements Guard {
       // Still changing after a second (a long copy going on over it): it is not this store's content,
       // and closing would write this connection's log into it. The log is emptied instead.
       if (this.suspect) {
+        const held = this.othersInLog();
         this.emptyLog();
         this.warn(
-          `the run store ${this.file} was being overwritten while this process (pid ${process.pid}) closed it; its write-ahead log was emptied so it is never read into the new content`,
+          `the run store ${this.file} was being overwritten while this process (pid ${process.pid}) closed it; its write-ahead log was emptied so it is never read into the new content${held}`,
         );
       }
     } catch (e) {

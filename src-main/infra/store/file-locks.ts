@@ -40,3 +40,32 @@ export function lockHolders(path: string): number[] | undefined {
   }
   return pids;
 }
+
+/**
+ * A process by its id and command line as /proc tells it, each path by its last part (`node
+ * toolsmith.mjs serve --port 0`); its id alone where it cannot be read.
+ */
+function processWords(pid: number): string {
+  try {
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+      .split('\0')
+      .filter(Boolean)
+      .map((a) => (a.includes('/') && !a.endsWith('/') ? a.slice(a.lastIndexOf('/') + 1) : a))
+      .join(' ')
+      // (on one line: an argument may hold line breaks, `node -e` a script's)
+      .replace(/\s+/g, ' ');
+    return argv ? `pid ${pid}: ${argv.length > 120 ? `${argv.slice(0, 119)}…` : argv}` : `pid ${pid}`;
+  } catch {
+    return `pid ${pid}`;
+  }
+}
+
+/**
+ * The other processes that have the store open (SQLite's lock on the file, which every connection in
+ * WAL mode holds while it lives: serve, mcp, the workbench, a run), named; empty when none, or when the
+ * kernel's lock table cannot be read (not Linux).
+ */
+export function openElsewhere(file: string): string[] {
+  const pids = [...new Set(lockHolders(file) ?? [])].filter((p) => p > 0 && p !== process.pid);
+  return pids.map(processWords);
+}

@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { EVENT_VERSION } from '../../core/records/events.ts';
 import { recoveryGoingOn, recoveryMarker, RunStoreError } from './connection.ts';
-import { lockHolders } from './file-locks.ts';
+import { openElsewhere } from './file-locks.ts';
 import { pidFileAt } from '../workspace/file-lock.ts';
 import { testPause } from '../clock.ts';
 import { EXPORT_FORMAT } from './run-events.ts';
@@ -101,33 +101,6 @@ function writeBeside(file: string, b: Beside): { suiteRuns: number; templates: n
   } finally {
     db.close();
   }
-}
-
-/**
- * A process by its id and command line as /proc tells it, each path by its last part (`node
- * toolsmith.mjs serve --port 0`); its id alone where it cannot be read.
- */
-function processWords(pid: number): string {
-  try {
-    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
-      .split('\0')
-      .filter(Boolean)
-      .map((a) => (a.includes('/') && !a.endsWith('/') ? a.slice(a.lastIndexOf('/') + 1) : a))
-      .join(' ');
-    return argv ? `pid ${pid}: ${argv.length > 120 ? `${argv.slice(0, 119)}…` : argv}` : `pid ${pid}`;
-  } catch {
-    return `pid ${pid}`;
-  }
-}
-
-/**
- * The other processes that have the store open (SQLite's lock on the file, which every connection in
- * WAL mode holds while it lives: serve, mcp, the workbench, a run), named; empty when none, or when the
- * kernel's lock table cannot be read (not Linux).
- */
-function openElsewhere(file: string): string[] {
-  const pids = [...new Set(lockHolders(file) ?? [])].filter((p) => p > 0 && p !== process.pid);
-  return pids.map(processWords);
 }
 
 /**

@@ -19,6 +19,7 @@ import {
   rmSync,
   statSync,
   utimesSync,
+  writeFileSync,
   writeSync,
 } from 'node:fs';
 import { createServer } from 'node:http';
@@ -750,6 +751,43 @@ describe('runs.db shrinking or overwritten under a live process', () => {
       expect(store.has(imported)).toBe(false);
       expect(said.join('')).toMatch(/\(1 run\(s\) of this process written there again\)/);
     } finally {
+      store.close();
+    }
+  }, 60_000);
+
+  it("the overwrite's line says whose commits the emptied log held: this process's kept, another live process's its own to write again, an ended one's lost", async () => {
+    const foreign = otherStore();
+    const store = new RunStore(file());
+    // Another live process with the store open (its watch off: it never acts on the copy itself).
+    const holder = join(dir, 'holder.mjs');
+    writeFileSync(
+      holder,
+      `const { RunStore } = await import(${JSON.stringify(join(repoRoot, 'src-main/infra/store/run-store.ts'))});
+const store = new RunStore(process.argv[2]);
+process.stdout.write('open\\n');
+process.stdin.on('end', () => { try { store.close(); } catch {} }).resume();
+`,
+    );
+    const other = spawn(join(repoRoot, 'node_modules/.bin/node'), [holder, file()], {
+      stdio: ['pipe', 'pipe', 'ignore'],
+      env: { ...process.env, TOOLSMITH_STORE_WATCH_MS: '0' },
+    });
+    try {
+      await new Promise<void>((r) => other.stdout.once('data', () => r()));
+      wholeRun(store, 'ended before the copy, its end only in the log');
+      store.createRun(runStarted('still going'));
+      looks(store);
+      copyFileSync(foreign, file());
+      await saidSoon(/overwritten in place with another run store/);
+      const line = said.join('');
+      // Before: only "the runs that were only in the overwritten content are not in it".
+      expect(line).toMatch(
+        /that log held \d+ frame\(s\) not yet checkpointed, the commits since the last checkpoint of every process on this store: this process's runs among them are kept as said, 1 other process\(es\) with the store open \(pid (\d+): node holder\.mjs runs\.db\) write their own again once they see the overwrite .*, and the runs that a process that has ended since \(a one-shot `toolsmith run`, `runs import`\) committed since that checkpoint are lost with the content before/,
+      );
+      expect(/with the store open \(pid (\d+):/.exec(line)?.[1]).toBe(String(other.pid));
+    } finally {
+      other.stdin.end();
+      await new Promise((r) => other.once('close', r));
       store.close();
     }
   }, 60_000);
