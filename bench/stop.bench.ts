@@ -10,9 +10,13 @@
  * `/version`; the signal once the worker factory's start waits on its listing of this installation's
  * containers), `exec` and `pool status`; `sweep` (it listed a leftover of this installation; the signal
  * once its removal waits and the probe has waited 3 s), `pool status`. Before the start and the full
- * sweep took the stop, those ended at the close's grace (3 s) or the command's bound (18 s). Each figure
- * is the median and the largest of ROUNDS runs, in ms from the signal to the process's exit, with the
- * exit codes seen.
+ * sweep took the stop, those ended at the close's grace (3 s) or the command's bound (18 s). Then `exec`
+ * while its job's container is being made on an engine that hangs there (`create`, `attach`, `start`:
+ * the signal once the engine holds that request; `hello`: the engine answered the start and no worker
+ * connects): before the spawn's requests took the stop, those ended at the command's bound (18 s).
+ * `TOOLSMITH_BENCH_CASES` (a comma-separated list of parts of names) runs only the cases it names. Each
+ * figure is the median and the largest of ROUNDS runs, in ms from the signal to the process's exit, with
+ * the exit codes seen.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,8 +25,9 @@ import type { Socket } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot, removeWorkspace, tempWorkspace } from '../test/support/workspace.ts';
-import { engineThatHangs } from '../test/integration/cli/support/engine-that-hangs.ts';
-import type { EngineThatHangs } from '../test/integration/cli/support/engine-that-hangs.ts';
+import { engineThatHangs, HELLO } from '../test/integration/cli/support/engine-that-hangs.ts';
+import type { EngineThatHangs, HangAt } from '../test/integration/cli/support/engine-that-hangs.ts';
+import { stopOnce } from '../test/integration/cli/support/stop-child.ts';
 
 const ROUNDS = Number(process.env['TOOLSMITH_BENCH_ROUNDS'] ?? 5);
 const log = (msg: string) => process.stderr.write(`[bench:stop] ${msg}\n`);
@@ -61,25 +66,19 @@ function once(
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let err = '';
-  let sent = 0;
   later.hung.length = 0;
-  const look = () => {
-    if (!sent && (hangs ? hangs.ready(err) : /has not answered in 3 s/.test(err))) {
-      sent = performance.now();
-      child.kill('SIGTERM');
-    }
-  };
-  if (hangs) later.onHang = look;
+  const stop = stopOnce(child, 'SIGTERM', () =>
+    hangs ? hangs.ready(err) : /has not answered in 3 s/.test(err),
+  );
+  if (hangs) later.onHang = () => stop.look();
   child.stderr.on('data', (d: Buffer) => {
     err += d.toString();
-    look();
+    stop.look();
   });
-  return new Promise((resolve) =>
-    child.on('exit', (code) => {
-      later.onHang = () => {};
-      resolve({ ms: Math.round(performance.now() - sent), code });
-    }),
-  );
+  return stop.exited.then(({ code }) => {
+    later.onHang = () => {};
+    return { ms: Math.round(performance.now() - stop.sentAt), code };
+  });
 }
 
 /** The worker factory's start waits on the engine that hangs later. */
@@ -90,6 +89,10 @@ const sweepWaits = {
     later.hung.some((h) => h.startsWith('DELETE')) && /has not answered in 3 s/.test(err),
 };
 
+/** The job's container is being made: the engine holds `what` (or the worker's hello never comes). */
+const holds = (what: RegExp) => ({ ready: () => later.hung.some((h) => what.test(h)) });
+const only = (process.env['TOOLSMITH_BENCH_CASES'] ?? '').split(',').filter(Boolean);
+
 const results: Record<string, { medianMs: number; maxMs: number; codes: (number | null)[] }> = {};
 try {
   for (const [name, args, hangs, mode] of [
@@ -98,7 +101,22 @@ try {
     ['start hangs: exec', ['exec', join(dir, 'script.py')], startWaits, 'start'],
     ['start hangs: pool status', ['pool', 'status'], startWaits, 'start'],
     ['sweep hangs: pool status', ['pool', 'status'], sweepWaits, 'sweep'],
-  ] as const) {
+    ['create hangs: exec', ['exec', join(dir, 'script.py')], holds(/^POST \/containers\/create$/), 'create'],
+    [
+      'attach hangs: exec',
+      ['exec', join(dir, 'script.py')],
+      holds(/^POST \/containers\/\w+\/attach$/),
+      'attach',
+    ],
+    [
+      'start hangs: exec (container start)',
+      ['exec', join(dir, 'script.py')],
+      holds(/^POST \/containers\/\w+\/start$/),
+      'container-start',
+    ],
+    ['no hello: exec', ['exec', join(dir, 'script.py')], holds(new RegExp(`^${HELLO}$`)), 'hello'],
+  ] as [string, string[], { ready: (err: string) => boolean }?, HangAt?][]) {
+    if (only.length && !only.some((o) => name.includes(o))) continue;
     if (mode) later.mode = mode;
     const runs = [];
     for (let i = 0; i < ROUNDS; i++) {

@@ -37,21 +37,21 @@ export interface ListedContainer {
  * The engine's answer to `GET path` on its unix socket, its body parsed as JSON (HTTP/1.0: the engine
  * answers without chunks and closes); `no engine` when nothing listens on that socket (no such file, or
  * the connection refused: Docker's client would fail on the same socket); `no answer` when the socket
- * said nothing for `timeoutMs` (an engine that took the connection and hangs), or `stop` aborted first
- * (the process is stopping); undefined when it cannot tell (not a unix socket, a status other than 200,
+ * said nothing for `timeoutMs` (an engine that took the connection and hangs); `stopped` when `stop`
+ * aborted first (the process is stopping); undefined when it cannot tell (not a unix socket, a status other than 200,
  * a body that is not JSON).
  */
 function getOnSocket(
   path: string,
   timeoutMs: number,
   stop?: AbortSignal,
-): Promise<{ body: unknown } | 'no engine' | 'no answer' | undefined> {
+): Promise<{ body: unknown } | 'no engine' | 'no answer' | 'stopped' | undefined> {
   const socketPath = dockerSocket();
   if (!socketPath) return Promise.resolve(undefined);
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let settled = false;
-    const done = (answer: { body: unknown } | 'no engine' | 'no answer' | undefined) => {
+    const done = (answer: { body: unknown } | 'no engine' | 'no answer' | 'stopped' | undefined) => {
       if (settled) return;
       settled = true;
       resolve(answer);
@@ -61,8 +61,8 @@ function getOnSocket(
       socket.write(`GET ${path} HTTP/1.0\r\nHost: docker\r\n\r\n`),
     );
     socket.setTimeout(timeoutMs, () => done('no answer'));
-    if (stop?.aborted) done('no answer');
-    else stop?.addEventListener('abort', () => done('no answer'), { once: true });
+    if (stop?.aborted) done('stopped');
+    else stop?.addEventListener('abort', () => done('stopped'), { once: true });
     socket.on('data', (d: Buffer) => chunks.push(d));
     socket.on('error', (e: NodeJS.ErrnoException) =>
       done(
@@ -88,6 +88,21 @@ function getOnSocket(
 }
 
 /**
+ * The leftover sweep cancelled by a stop while `cut` (`GET /containers/json`, `DELETE /containers/…`)
+ * waited on the engine: the light sweep's listing (here) or the full sweep's requests (app/prune.ts).
+ */
+export class SweepStopped extends Error {
+  readonly cut: string[];
+  constructor(cut: string[]) {
+    super(
+      `the Docker engine (${process.env['DOCKER_HOST'] ?? 'the default socket'}) had not answered the leftover sweep${cut.length ? ` (${cut.join(', ')})` : ''} when the process began to stop: not swept now (the next start sweeps)`,
+    );
+    this.name = 'SweepStopped';
+    this.cut = cut;
+  }
+}
+
+/**
  * The engine's `GET /containers/json?all=1` filtered by `labels` (getOnSocket); undefined when it cannot
  * tell, a body that is not a JSON array included.
  */
@@ -95,10 +110,10 @@ export async function listContainersOnSocket(
   labels: string[],
   timeoutMs = 5000,
   stop?: AbortSignal,
-): Promise<ListedContainer[] | 'no engine' | 'no answer' | undefined> {
+): Promise<ListedContainer[] | 'no engine' | 'no answer' | 'stopped' | undefined> {
   const query = `all=1&filters=${encodeURIComponent(JSON.stringify({ label: labels }))}`;
   const got = await getOnSocket(`/containers/json?${query}`, timeoutMs, stop);
-  if (got === 'no engine' || got === 'no answer') return got;
+  if (got === 'no engine' || got === 'no answer' || got === 'stopped') return got;
   return Array.isArray(got?.body) ? (got.body as ListedContainer[]) : undefined;
 }
 
@@ -123,7 +138,8 @@ export async function pruneLeftoverContainersLight(stop?: AbortSignal): Promise<
   // (the id as `new Installation()` reads it, made when there is none; this process registers no instance)
   const dir = userDataDir();
   const id = readOrCreateId(dir);
-  // `stop`: a stop signal ends the listing's wait (not swept now, as for no answer).
+  // `stop`: a stop signal ends the listing's wait: not swept now, said as the full sweep says it (before,
+  // a light sweep cut by a stop said nothing).
   const listed = await listContainersOnSocket(
     ['toolsmith.pool=1', `${INSTALLATION_LABEL}=${id}`],
     undefined,
@@ -133,6 +149,7 @@ export async function pruneLeftoverContainersLight(stop?: AbortSignal): Promise<
   // An engine that took the connection and said nothing for 5 s: not swept now (the next start sweeps).
   // Docker's client, which waits without end, held every verb open after its answer (`runs list`, `pool
   // status`: never ended).
+  if (listed === 'stopped') throw new SweepStopped(['GET /containers/json']);
   if (listed === 'no engine' || listed === 'no answer') return [];
   const nothingLeft =
     listed !== undefined &&

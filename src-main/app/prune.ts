@@ -13,6 +13,7 @@ import {
   pruneLeftovers,
 } from '../infra/sandbox/installation.ts';
 import type { InstallationContainer, Leftover } from '../infra/sandbox/installation.ts';
+import { SweepStopped } from './prune-light.ts';
 
 /**
  * `stop` (a stop signal's close, cli/sweep.ts) cancels what still waits on the engine (its listing, a
@@ -33,17 +34,7 @@ export async function pruneLeftoverContainers(
   }
 }
 
-/** The leftover sweep cancelled by a stop while `cut` (`DELETE /containers/…`) waited on the engine. */
-export class SweepStopped extends Error {
-  readonly cut: string[];
-  constructor(cut: string[]) {
-    super(
-      `the Docker engine (${process.env['DOCKER_HOST'] ?? 'the default socket'}) had not answered the leftover sweep${cut.length ? ` (${cut.join(', ')})` : ''} when the process began to stop: not swept now (the next start sweeps)`,
-    );
-    this.name = 'SweepStopped';
-    this.cut = cut;
-  }
-}
+export { SweepStopped };
 
 /**
  * Every sandbox container of this installation (any Toolsmith process), for `pool status`; rejects when

@@ -25,7 +25,7 @@ import { runtimeNotEnabled, runtimeOf } from '../core/sandbox/runtimes.ts';
 import type { RuntimeId } from '../core/sandbox/runtimes.ts';
 import { SandboxBackend } from '../infra/sandbox/backend.ts';
 import { buildDepsImage, DependencyError, depsTag, sandboxDeps } from '../infra/sandbox/deps.ts';
-import { DockerWorkerFactory, StartStopped } from '../infra/sandbox/docker.ts';
+import { DockerWorkerFactory, REMOVE_AFTER_STOP_MS, StartStopped } from '../infra/sandbox/docker.ts';
 import { buildImage, imageExists, imageTag } from '../infra/sandbox/images.ts';
 import type { RuntimeImage } from '../infra/sandbox/images.ts';
 import { Installation } from '../infra/sandbox/installation.ts';
@@ -199,6 +199,25 @@ function socketProblem(docker: Docker, e: unknown): { refused: string } | undefi
   return {
     refused: `${named} is ${kind}, not a socket, so no engine can answer there: remove it and start dockerd (it creates the socket), or point DOCKER_HOST at the engine's socket`,
   };
+}
+
+/**
+ * What a stop gave up on the engine (the factory's spawns cut by it, its dispose's bounded requests), one
+ * line each on stderr: which request the engine had not answered, and whether the container made was
+ * removed or left, labelled, for the next start's sweep.
+ */
+function sayStopped(f: DockerWorkerFactory, at: string): void {
+  const left = (id: string) =>
+    `the engine did not answer the removal of container ${id.slice(0, 12)} within ${REMOVE_AFTER_STOP_MS / 1000} s: left for the next start's sweep`;
+  for (const s of f.stoppedSpawns) {
+    const what = s.container ? `; ${s.removed ? 'the container was removed' : left(s.container)}` : '';
+    process.stderr.write(
+      s.cut.length
+        ? `toolsmith: the Docker engine (${at}) had not answered the making of a sandbox container (${s.cut.join(', ')}) when the service began to close: no longer waited for${what}\n`
+        : `toolsmith: the sandbox worker of container ${(s.container ?? '').slice(0, 12)} had not connected when the service began to close: no longer waited for${what}\n`,
+    );
+  }
+  for (const d of f.stoppedDispose) process.stderr.write(`toolsmith: the Docker engine (${at}) ${d}\n`);
 }
 
 /**
@@ -535,6 +554,7 @@ export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<San
     await own.dispose();
     await factory.dispose();
     installation.unregister();
+    if (factory instanceof DockerWorkerFactory) sayStopped(factory, engineAddress(docker));
   };
   // Jobs (and tool calls) handed to this backend and not yet answered, from the call on: a job still placing itself
   // (its pool not made yet, its container starting) is in no pool's busy or queued count, and a

@@ -4,8 +4,8 @@
  * stopped processes left are removed, and said on `err`. Docker's client loads only when the engine lists
  * a leftover (app/prune-light.ts); no engine is nothing to clean. `stop` (aborted by main's close after a
  * stop signal, context.ts) ends its wait on an engine that has not answered, Docker's client's included
- * (a leftover listed, then its removal not answered): not swept now, said on `err` when it had found a
- * leftover. Never rejects.
+ * (a leftover listed, then its removal not answered) and the light sweep's own listing: not swept now,
+ * said on `err` in one set of words (`SweepStopped`). Never rejects.
  */
 export function sweepLeftovers(err: (text: string) => void, stop?: AbortSignal): Promise<unknown> {
   return import('../app/prune-light.ts')

@@ -4,8 +4,9 @@
  * that `stop` aborts until the engine has answered that request. Once answered, a request is no longer
  * tied to `stop`: a stream it opened (the OOM events, an attached container) outlives the stop, which
  * only ends what still waits on the engine. Used where a stop signal during start must not wait on an
- * engine that answered its version and then hangs: the worker factory's start (docker.ts) and the
- * leftover sweep's removals (app/prune.ts).
+ * engine that answered its version and then hangs: the worker factory's start (docker.ts), a worker's
+ * making (docker.ts `spawn`: the container's create, attach and start) and the leftover sweep's removals
+ * (app/prune.ts).
  */
 import type Docker from 'dockerode';
 

@@ -198,6 +198,17 @@ export class DockerWorkerFactory implements WorkerFactory {
   /** This factory's own id (dispose removes its containers only: factories may share an instance). */
   private readonly factoryId = randomUUID();
   private readonly ownsInstallation: boolean;
+  /** The service's close began (given at `start`): what a spawn or the dispose waits on is bounded by it. */
+  private stop: AbortSignal | undefined;
+  /**
+   * Spawns a stop gave up (what the engine had not answered, the container they had made and whether
+   * its removal was answered): said by the service's close (app/sandbox-factory.ts).
+   */
+  readonly stoppedSpawns: StoppedSpawn[] = [];
+  /** What the dispose after a stop gave up on (its listing, its removals): said as the spawns are. */
+  readonly stoppedDispose: string[] = [];
+  /** Containers whose removal after a stop went unanswered: left for the next start's sweep. */
+  private readonly unanswered = new Set<string>();
 
   constructor(
     docker: Docker,
@@ -233,6 +244,7 @@ export class DockerWorkerFactory implements WorkerFactory {
    * bound (3 s, or a command's 18 s).
    */
   async start(stop?: AbortSignal): Promise<number> {
+    this.stop = stop;
     const cancel = stop ? cancelledByStop(this.docker, stop) : undefined;
     const docker = cancel?.docker ?? this.docker;
     const stopped = () => {
@@ -285,6 +297,13 @@ export class DockerWorkerFactory implements WorkerFactory {
     if (this.isolation === 'gvisor' && spec.runtime === 'node') throw new Error(nodeOnGvisor(spec.name));
     const image = await this.image(spec.runtime, spec);
     signal?.throwIfAborted();
+    // The requests that make the container (its create, attach and start) and the wait for its worker's
+    // hello end when the pool is disposed or the service's close begins (docker-cancel.ts): an engine that
+    // hangs on one of them no longer holds a stop until the process's bound (3 s, or a command's 18 s).
+    // What outlives the making (the container's wait, inspections, its removal) goes through `this.docker`.
+    const stop = signal && this.stop ? AbortSignal.any([signal, this.stop]) : (signal ?? this.stop);
+    const making = stop ? cancelledByStop(this.docker, stop) : undefined;
+    const maker = making?.docker ?? this.docker;
     // A tool container with egress: still no network; its one way out is the host proxy's socket.
     if (spec.egress && (this.docker.modem as { host?: string }).host)
       throw new Error(
@@ -323,7 +342,7 @@ export class DockerWorkerFactory implements WorkerFactory {
       ...(proto ? [`${proto.dir}:${PROTOCOL_MOUNT}:ro`] : []),
     ];
     if (binds.length) hc.Binds = binds;
-    const container = await this.docker
+    const created = await maker
       .createContainer({
         Image: image,
         OpenStdin: true,
@@ -377,18 +396,33 @@ export class DockerWorkerFactory implements WorkerFactory {
       })
       .catch((e: unknown) => {
         proto?.close();
+        // (a container the engine makes after the cut is labelled: the next start's sweep removes it)
+        if (stop?.aborted) {
+          this.stoppedSpawns.push({ cut: making?.cut ?? [] });
+          throw new SpawnStopped(this.engine, making?.cut ?? []);
+        }
         throw e;
       }); // (if this throws, the proxy stays in `proxies` until dispose)
-    const remove = async () => {
+    const container = this.docker.getContainer(created.id);
+    /** Ended when the spawn gives up: the container's wait is no longer asked. */
+    const giveUpWait = new AbortController();
+    /** Removes the container; `withinMs`: gives up on an engine that has not answered by then (false). */
+    const remove = async (withinMs?: number): Promise<boolean> => {
       this.conns.delete(container.id);
-      await container.remove({ force: true }).catch(() => {});
+      const answered = await container
+        .remove({ force: true, ...(withinMs ? { abortSignal: AbortSignal.timeout(withinMs) } : {}) })
+        .then(
+          () => true,
+          (e: unknown) => (e as { statusCode?: number }).statusCode !== undefined,
+        );
       proto?.close();
       if (egress && this.proxies.delete(egress)) await egress.close();
+      return answered;
     };
     let stream: NodeJS.ReadWriteStream | undefined;
     try {
       signal?.throwIfAborted();
-      stream = await container.attach({
+      stream = await maker.getContainer(container.id).attach({
         stream: true,
         stdin: true,
         stdout: true,
@@ -450,7 +484,7 @@ export class DockerWorkerFactory implements WorkerFactory {
         stderr.end();
       });
       stream.on('error', () => {});
-      const exited = container.wait({ condition: 'next-exit' });
+      const exited = container.wait({ condition: 'next-exit', abortSignal: giveUpWait.signal });
       exited.catch(() => {}); // (a spawn given up before start: the container is removed below)
       // Set once the engine reports the container exited on its own (its worker ended: a script's doing
       // or a crash, not the engine's): the removal that follows is this factory's own, not a fault.
@@ -463,7 +497,7 @@ export class DockerWorkerFactory implements WorkerFactory {
       const tail = new StderrTail(stderr, Object.values(spec.credentials));
       if (proto) {
         signal?.throwIfAborted();
-        await container.start();
+        await maker.getContainer(container.id).start();
         // The worker connects first thing; its stdout on the attached stream stays empty.
         stdout.resume();
         const how = exited.then(async (r: { StatusCode?: number }) => {
@@ -476,11 +510,11 @@ export class DockerWorkerFactory implements WorkerFactory {
           .accept(
             PROTOCOL_CONNECT_MS,
             how,
-            signal ? AbortSignal.any([signal, engineEnded.signal]) : engineEnded.signal,
+            stop ? AbortSignal.any([stop, engineEnded.signal]) : engineEnded.signal,
             (why) => tail.describe(why),
           )
           .catch((e: unknown) => {
-            throw engineEnded.signal.aborted && !signal?.aborted ? (engineEnded.signal.reason as Error) : e;
+            throw engineEnded.signal.aborted && !stop?.aborted ? (engineEnded.signal.reason as Error) : e;
           })
           .finally(() => (awaitingWorker = false));
         // Connected as the stream ended: the container is not used either.
@@ -494,10 +528,16 @@ export class DockerWorkerFactory implements WorkerFactory {
         }
         channel = [socket, socket];
       }
-      const conn = new WorkerConnection(channel[0], channel[1] as Readable, this.isolation, remove, {
-        stderr: tail,
-        reportsExit: true,
-      });
+      const conn = new WorkerConnection(
+        channel[0],
+        channel[1] as Readable,
+        this.isolation,
+        () => remove().then(() => {}),
+        {
+          stderr: tail,
+          reportsExit: true,
+        },
+      );
       this.conns.set(container.id, conn);
       if (proto) {
         // The protocol no longer passes through the engine, but the engine still owns the container: its
@@ -537,7 +577,7 @@ export class DockerWorkerFactory implements WorkerFactory {
       }
       if (!proto) {
         signal?.throwIfAborted();
-        await container.start();
+        await maker.getContainer(container.id).start();
       }
       signal?.throwIfAborted();
       void exited.then(
@@ -571,13 +611,35 @@ export class DockerWorkerFactory implements WorkerFactory {
       return { conn, id: container.id };
     } catch (e) {
       (stream as unknown as Duplex | undefined)?.destroy();
-      await remove();
-      throw e;
+      giveUpWait.abort();
+      if (!stop?.aborted) {
+        await remove();
+        throw e;
+      }
+      // Given up by a stop: the container made is removed, within a bound (an engine that hung on its
+      // making may not answer its removal either: left, labelled, for the next start's sweep).
+      const removed = await remove(REMOVE_AFTER_STOP_MS);
+      if (!removed) this.unanswered.add(container.id);
+      this.stoppedSpawns.push({ cut: making?.cut ?? [], container: container.id, removed });
+      throw new SpawnStopped(this.engine, making?.cut ?? []);
     }
   }
 
+  /**
+   * Removes this factory's containers (listed by their labels) and closes its proxies. After a stop that
+   * gave up a spawn (the engine had not made a container, or its worker had not connected, when the
+   * service's close began) each request to the engine is given REMOVE_AFTER_STOP_MS: an engine that does
+   * not answer by then leaves them, labelled, for the next start's sweep (`stoppedDispose` says so), and a
+   * container whose removal already went unanswered is not asked again. Before, the listing and the
+   * removals waited without end, holding a stop's close until the process's bound.
+   */
   async dispose(): Promise<void> {
     (this.events as unknown as { destroy?: () => void } | undefined)?.destroy?.();
+    // (only once a stop gave up a spawn of this factory: the engine may hang. Any other close, on an
+    // engine that answered all it was asked, waits for its removals as before: only time tells a slow
+    // engine from a hung one, and a signal's grace bounds that wait)
+    const bound = this.stop?.aborted && this.stoppedSpawns.length > 0 ? REMOVE_AFTER_STOP_MS : undefined;
+    const within = () => (bound ? { abortSignal: AbortSignal.timeout(bound) } : {});
     const mine = await this.docker
       .listContainers({
         all: true,
@@ -589,16 +651,32 @@ export class DockerWorkerFactory implements WorkerFactory {
             `toolsmith.factory=${this.factoryId}`,
           ],
         },
+        ...within(),
       })
-      .catch(() => []);
+      .catch((e: unknown) => {
+        if (bound && (e as { statusCode?: number }).statusCode === undefined)
+          this.stoppedDispose.push(
+            `had not answered the listing of this process's sandbox containers (GET /containers/json) within ${bound / 1000} s of the stop: any are left for the next start's sweep`,
+          );
+        return [];
+      });
+    let unanswered = 0;
     await Promise.all(
-      mine.map((c) =>
-        this.docker
-          .getContainer(c.Id)
-          .remove({ force: true })
-          .catch(() => {}),
-      ),
+      mine
+        .filter((c) => !this.unanswered.has(c.Id))
+        .map((c) =>
+          this.docker
+            .getContainer(c.Id)
+            .remove({ force: true, ...within() })
+            .catch((e: unknown) => {
+              if (bound && (e as { statusCode?: number }).statusCode === undefined) unanswered++;
+            }),
+        ),
     );
+    if (unanswered)
+      this.stoppedDispose.push(
+        `had not answered the removal of ${unanswered} sandbox container(s) within ${REMOVE_AFTER_STOP_MS / 1000} s of the stop: left for the next start's sweep`,
+      );
     await Promise.all([...this.proxies].map((p) => p.close()));
     this.proxies.clear();
     if (this.ownsInstallation) this.installation.unregister();
@@ -619,6 +697,31 @@ export class StartStopped extends Error {
     this.name = 'StartStopped';
     this.engine = engine;
     this.cut = cut;
+  }
+}
+
+/**
+ * How long a removal (or the dispose's listing) asked after a stop waits for the engine: a working engine
+ * answers a `docker rm -f` in tens to hundreds of ms; one that hung on the container's making mostly hangs
+ * on its removal too, and the close must not wait on it until the process's bound (docs/reliability.md).
+ */
+export const REMOVE_AFTER_STOP_MS = 1000;
+
+/** A spawn a stop gave up: what the engine had not answered, and the container it had made, if any. */
+export interface StoppedSpawn {
+  cut: string[];
+  container?: string;
+  /** Whether the engine answered the container's removal within REMOVE_AFTER_STOP_MS. */
+  removed?: boolean;
+}
+
+/** A worker's making given up because the pool closed or the service's close began. */
+export class SpawnStopped extends Error {
+  constructor(engine: string, cut: string[]) {
+    super(
+      `the sandbox container's making on the Docker engine '${engine}' was given up: the service began to close${cut.length ? ` (${cut.join(', ')} not answered)` : ''}`,
+    );
+    this.name = 'SpawnStopped';
   }
 }
 

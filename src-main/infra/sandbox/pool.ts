@@ -10,7 +10,7 @@
  * job once it has loaded the sandbox's current tools.
  */
 import { createHash } from 'node:crypto';
-import { infraResult } from '../../core/sandbox/execution.ts';
+import { failedResult, infraResult } from '../../core/sandbox/execution.ts';
 import type { ExecutionResult, IsolationLevel } from '../../core/sandbox/execution.ts';
 import type { RuntimeId } from '../../core/sandbox/runtimes.ts';
 import type { JobRequest, ReadyInfo, WorkerConnection } from './connection.ts';
@@ -404,6 +404,34 @@ export class SandboxPool {
     });
   }
 
+  /**
+   * A worker for a job, or undefined once the job's `signal` aborts first: a job cancelled (a stop signal,
+   * a cancelled run) while its worker is being made or queued ends at once; the worker, once it comes, goes
+   * back to the pool. Before, the job waited for the worker (an engine that hangs on the container's
+   * making held it until the process's bound).
+   */
+  private async checkoutUnlessCancelled(signal?: AbortSignal): Promise<PooledWorker | undefined> {
+    if (!signal) return this.checkout();
+    const got = this.checkout();
+    let onAbort: () => void = () => {};
+    const cancelled = new Promise<undefined>((resolve) => {
+      onAbort = () => resolve(undefined);
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      const w = await Promise.race([got, cancelled]);
+      if (!w)
+        got.then(
+          (late) => this.release(late),
+          () => {},
+        );
+      return w;
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+
   /** Hands a worker back: to a waiter, to the idle list, or (broken/worn out) replaced. */
   private release(w: PooledWorker): void {
     w.lastUsed = Date.now();
@@ -520,11 +548,23 @@ export class SandboxPool {
     // its error names both reasons.
     let firstStopped: string | undefined;
     for (let attempt = 0; ; attempt++) {
-      let w: PooledWorker;
+      let w: PooledWorker | undefined;
       try {
-        w = await this.checkout();
+        w = await this.checkoutUnlessCancelled(job.signal);
       } catch (e) {
         return infraResult(errorMessage(e), this.currentSpec.runtime, this.factory.isolation);
+      }
+      if (!w) {
+        const why = job.signal?.reason;
+        return failedResult(
+          'error',
+          {
+            type: 'Cancelled',
+            message: `the run was cancelled${typeof why === 'string' ? ` (${why})` : ''} while it waited for its sandbox worker`,
+          },
+          this.currentSpec.runtime,
+          this.factory.isolation,
+        );
       }
       this.jobs++;
       this.lastJob = Date.now();

@@ -10,101 +10,32 @@
  * Before, the close waited on those requests until the 3 s grace ended the process ("the close did not end
  * within 3 s"), and `exec` until the command's bound (18 s). Each child is a fresh Node 24 running main().
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot, removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
-import { writeMain } from './support/main-or-start.ts';
-import { engineThatHangs } from './support/engine-that-hangs.ts';
 import type { EngineThatHangs } from './support/engine-that-hangs.ts';
-
-const node = join(repoRoot, 'node_modules/.bin/node');
-/** Longer than the grace a signal gives the close (3 s) or a command (18 s). */
-const ENDS_WITHIN_MS = 30_000;
+import { stopAgainst, stopPlace } from './support/stop-child.ts';
+import type { StopPlace, Stopped } from './support/stop-child.ts';
 
 let dir: string;
 let ws: string;
 let engine: EngineThatHangs;
+let place: StopPlace;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'toolsmith-stop-later-'));
-  ws = tempWorkspace('toolsmith-stop-later-ws-');
-  writeFileSync(join(dir, 'script.py'), 'emit_result(1)\n');
-  writeMain(dir);
-  engine = await engineThatHangs(join(dir, 'engine.sock'), 'start');
+  place = await stopPlace('stop-later', 'start');
+  ({ dir, ws, engine } = place);
 });
 
 afterAll(async () => {
-  await engine?.close();
-  rmSync(dir, { recursive: true, force: true });
-  removeWorkspace(ws);
+  await place?.close();
 });
 
-interface Stopped {
-  code: number | null;
-  out: string;
-  err: string;
-  /** Whether the process ended within ENDS_WITHIN_MS of the signal (else it was killed). */
-  ended: boolean;
-  /** What the engine held unanswered when the signal was sent. */
-  hungAtSignal: string[];
-}
-
 /** `toolsmith ARGS` through main(); `sig` is sent once `when` says so (at each line and each hung request). */
-function stopped(
+const stopped = (
   args: string[],
   sig: 'SIGTERM' | 'SIGINT',
   when: (seen: { err: string; hung: string[] }) => boolean,
-): Promise<Stopped> {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    DOCKER_HOST: `unix://${join(dir, 'engine.sock')}`,
-    XDG_CACHE_HOME: join(dir, 'cache'),
-    TOOLSMITH_HOME: join(dir, 'home'),
-    TOOLSMITH_DATA_DIR: join(dir, 'home'),
-    MAIN: join(repoRoot, 'src-main/cli/main.ts'),
-  };
-  delete env['TOOLSMITH_BACKEND'];
-  delete env['TOOLSMITH_DOCKER_PATIENCE_MS'];
-  engine.hung.length = 0;
-  const child = spawn(node, [join(dir, 'main.mjs'), '--workspace', ws, ...args], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const seen = { err: '', out: '', hung: engine.hung };
-  let sent = false;
-  let hungAtSignal: string[] = [];
-  let killer: ReturnType<typeof setTimeout> | undefined;
-  let ended = true;
-  const look = () => {
-    if (sent || !when(seen)) return;
-    sent = true;
-    hungAtSignal = [...engine.hung];
-    child.kill(sig);
-    killer = setTimeout(() => {
-      ended = false;
-      child.kill('SIGKILL');
-    }, ENDS_WITHIN_MS);
-  };
-  engine.onHang = look;
-  child.stderr.on('data', (d: Buffer) => {
-    seen.err += d.toString();
-    look();
-  });
-  child.stdout.on('data', (d: Buffer) => {
-    seen.out += d.toString();
-    look();
-  });
-  return new Promise((resolve) => {
-    child.on('exit', (code) => {
-      clearTimeout(killer);
-      engine.onHang = () => {};
-      resolve({ code, out: seen.out, err: seen.err, ended: ended && sent, hungAtSignal });
-    });
-  });
-}
+): Promise<Stopped> => stopAgainst(engine, dir, ws, args, sig, when);
 
 /** The worker factory's start waits on the engine (its listing of this installation's containers). */
 const startHangs = ({ hung }: { hung: string[] }) => hung.includes('GET /containers/json');
@@ -168,5 +99,24 @@ describe('a stop signal while the leftover sweep removes a leftover on an engine
     // Before: the close waited on the sweep's removal until the 3 s grace ran out.
     expect(r.err).not.toContain('did not end within');
     expect(r.err).not.toMatch(/\n\s+at /);
+  }, 120_000);
+});
+
+describe("a stop signal while the light leftover sweep's listing waits on the engine", () => {
+  beforeAll(() => {
+    engine.mode = 'light-sweep';
+  });
+
+  it("pool status: SIGTERM ends it, exit 143, the sweep not done now and said in the full sweep's words", async () => {
+    const r = await stopped(['pool', 'status'], 'SIGTERM', ({ hung }) =>
+      hung.includes('GET /containers/json'),
+    );
+    expect(r.ended, r.err).toBe(true);
+    expect(r.code, r.err).toBe(143);
+    // Before: nothing was said (the light sweep took the stop as no answer).
+    expect(r.err).toContain(
+      `toolsmith: the Docker engine (unix://${join(dir, 'engine.sock')}) had not answered the leftover sweep (GET /containers/json) when the process began to stop: not swept now (the next start sweeps)\n`,
+    );
+    expect(r.err).not.toContain('did not end within');
   }, 120_000);
 });

@@ -23,6 +23,7 @@ import { startLlmServer } from '../../support/llm-server.ts';
 import type { LlmServer } from '../../support/llm-server.ts';
 import { repoRoot, removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 import { writeMain } from './support/main-or-start.ts';
+import { runOneArgs, stopOnce } from './support/stop-child.ts';
 
 const node = join(repoRoot, 'node_modules/.bin/node');
 /** Longer than the grace a signal gives the close (3 s) or a command (18 s); far less than the engine's patience. */
@@ -130,38 +131,24 @@ function stopped(
     { env, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const seen = { err: '', out: '', connections: 0 };
-  let sent = false;
-  let killer: ReturnType<typeof setTimeout> | undefined;
-  let ended = true;
-  const look = () => {
-    if (sent || !when(seen)) return;
-    sent = true;
-    child.kill(sig);
-    killer = setTimeout(() => {
-      ended = false;
-      child.kill('SIGKILL');
-    }, ENDS_WITHIN_MS);
-  };
+  const stop = stopOnce(child, sig, () => when(seen), { endsWithinMs: ENDS_WITHIN_MS });
   onConnection = () => {
     seen.connections++;
-    look();
+    stop.look();
   };
   child.stderr.on('data', (d: Buffer) => {
     seen.err += d.toString();
-    look();
+    stop.look();
   });
   child.stdout.on('data', (d: Buffer) => {
     seen.out += d.toString();
-    look();
+    stop.look();
   });
-  return new Promise((resolve) => {
-    child.on('exit', (code, signal) => {
-      clearTimeout(killer);
-      onConnection = () => {};
-      const main = existsSync(probe);
-      rmSync(probe, { force: true });
-      resolve({ code, signal, out: seen.out, err: seen.err, main, ended: ended && sent });
-    });
+  return stop.exited.then(({ code, signal, ended }) => {
+    onConnection = () => {};
+    const main = existsSync(probe);
+    rmSync(probe, { force: true });
+    return { code, signal, out: seen.out, err: seen.err, main, ended };
   });
 }
 
@@ -204,25 +191,7 @@ describe('a stop signal while main waits on an engine that never answers', () =>
 
   it('run (its script waits for the sandbox backend): SIGTERM cancels the run, which records its end, exit 143', async () => {
     llm.fallback = { text: '```python\nemit_result(1)\n```' };
-    const r = await stopped(
-      'main',
-      [
-        'run',
-        'one',
-        '--sandbox',
-        'ecommerce',
-        '--no-templates',
-        '--max-retries',
-        '0',
-        '--base-url',
-        llm.openaiUrl,
-        '--model',
-        'm',
-      ],
-      'SIGTERM',
-      waiting,
-      runWs,
-    );
+    const r = await stopped('main', runOneArgs(llm.openaiUrl), 'SIGTERM', waiting, runWs);
     expect(r.ended, r.err).toBe(true);
     expect(r.code, r.err).toBe(143);
     // The run's record, read back from the store once its end was recorded (commands/run.ts).
