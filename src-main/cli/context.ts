@@ -35,7 +35,8 @@ export interface CliContext {
   /**
    * The workspace opened to be read only (app/workspace-reader.ts), for the listing verbs main() loads
    * no service for (`runs list`, `template list`, `skill list`, `mcp-servers list`: READERS in main.ts): the same
-   * workspace checks, config rules and sweep of leftovers as `service()`, none of its other modules.
+   * workspace checks, config rules and sweep of leftovers as `service()` (no sweep for `runs list` and
+   * `template list`: STORE_VERBS), none of its other modules.
    */
   reader(cmd: Command): Promise<WorkspaceReader>;
   /** The read-only workspace, when a listing verb opened it. */
@@ -55,8 +56,15 @@ const LONG_LIVED = new Set(['mcp', 'serve', 'status', 'eval']);
  */
 const NO_SANDBOX = new Set(['tools', 'kit', 'prompt']);
 
-/** The verbs answered before main loads when the config's digest is kept (store-verbs.ts). */
+/**
+ * The verbs answered before main loads when the config's digest is kept (store-verbs.ts). They only read
+ * the workspace and the run store, so they skip the sweep too, on both paths (the next verb that may run
+ * a sandbox sweeps: `exec`, `run`, `serve`, `mcp`, `pool status`...).
+ */
 const STORE_VERBS = new Set(['runs list', 'template list']);
+
+/** `runs list` for the `list` command under `runs`. */
+const verbPath = (cmd: Command): string => `${cmd.parent?.name()} ${cmd.name()}`;
 
 /** The top-level verb a (sub)command belongs to (`kit` for `kit list`). */
 function verbOfCommand(cmd: Command): string {
@@ -96,7 +104,8 @@ export function createContext(out: (t: string) => void, err: (t: string) => void
       !pruning &&
       process.env['TOOLSMITH_BACKEND'] !== 'process' &&
       cmd.name() !== 'prune' &&
-      !NO_SANDBOX.has(verbOfCommand(cmd))
+      !NO_SANDBOX.has(verbOfCommand(cmd)) &&
+      !STORE_VERBS.has(verbPath(cmd))
     )
       // Docker's client loads only when the engine lists a leftover (cli/sweep.ts).
       pruning = sweepLeftovers(err, sweepStop.signal);
@@ -137,9 +146,7 @@ export function createContext(out: (t: string) => void, err: (t: string) => void
       // `runs list` and `template list`: what opening the config said and learned, kept for the next
       // start to answer before main loads (config-digest.ts, store-verbs.ts); the key is taken before
       // the files are read, so a change made meanwhile misses. Not for an invalid config.
-      const key = STORE_VERBS.has(`${cmd.parent?.name()} ${cmd.name()}`)
-        ? digests.configDigestKey(dir)
-        : undefined;
+      const key = STORE_VERBS.has(verbPath(cmd)) ? digests.configDigestKey(dir) : undefined;
       const warnings: string[] = [];
       let invalid = false;
       reader = WorkspaceReader.open(dir, {

@@ -5,7 +5,10 @@
  * prints as main's verbs do (commands/run.ts, commands/template.ts, app/workspace-reader.ts), loading
  * none of commander, main's verbs table, zod (the config's schemas and the records'), the LLM clients
  * or the parsers (`template list` of a workspace with a templates folder loads the template files'
- * modules, with pyright's and Babel's parsers, to check each template as main's does).
+ * modules, with pyright's and Babel's parsers, to check each template as main's does). Neither verb
+ * makes a container, so neither sweeps leftover containers (no socket to the engine, no node:net): the
+ * next verb that may run a sandbox does (context.ts `sweep`; docs/scaling.md "Issue 29: runs list and
+ * template list").
  * The config is not parsed: what opening it says (its warnings) and learns (the variables it names for
  * secrets) comes from its digest (config-digest.ts), which main's path keeps for an unchanged workspace.
  * Anything this path does not answer as main would is left to main, before anything is printed: a
@@ -35,7 +38,6 @@ import { workspaceBeforeVerb } from './verb-cache.ts';
 import { configWarningLine } from './config-words.ts';
 import { printEarly, writeAll } from './early-write.ts';
 import { STORE_ERRORS } from './store-errors.ts';
-import { sweepLeftovers } from './sweep.ts';
 import type { RunStoreCore } from '../infra/store/run-store-core.ts';
 import type { TemplateView } from '../core/templates/template.ts';
 
@@ -180,14 +182,6 @@ async function templateListText(
   return { out, err };
 }
 
-/** The leftover containers' sweep, as main's verbs run it (context.ts): its line, if any. */
-async function sweep(): Promise<string> {
-  if (process.env['TOOLSMITH_BACKEND'] === 'process') return '';
-  let said = '';
-  await sweepLeftovers((t) => (said += t));
-  return said;
-}
-
 /**
  * bin/start.mjs's step for `runs list` and `template list`: the answer printed and its exit code, or
  * undefined (nothing printed) for main() to run.
@@ -240,9 +234,9 @@ export async function answerStoreVerb(argv: string[]): Promise<number | undefine
       // (the error below is the one main would say)
     }
     if (!(e instanceof Error && STORE_ERRORS.has(e.name))) return undefined;
-    // As main says a store's error (cli/main.ts): after the sweep, one line on stderr (exit 3); with
-    // --json before any `--`, the error object on stdout too.
-    writeAll(2, knownSecrets.text(configWords) + logWords + knownSecrets.text(await sweep()));
+    // As main says a store's error (cli/main.ts): one line on stderr (exit 3); with --json before any
+    // `--`, the error object on stdout too.
+    writeAll(2, knownSecrets.text(configWords) + logWords);
     const line = e.message;
     const out = asJson ? `${JSON.stringify({ error: { kind: 'store', message: line, exit: 3 } })}\n` : '';
     return printEarly(knownSecrets.text(out), knownSecrets.text(`toolsmith: ${visible(line)}\n`), 3);
@@ -254,12 +248,10 @@ export async function answerStoreVerb(argv: string[]): Promise<number | undefine
     if (!(e instanceof Error && STORE_ERRORS.has(e.name))) return undefined;
     closeError = e;
   }
-  const swept = sweep();
   writeAll(2, knownSecrets.text(configWords) + logWords);
   const code = printEarly(knownSecrets.text(answer.out), knownSecrets.text(answer.err), 0);
-  const after = await swept;
   if (code !== 0) return code;
   // (an error of the close after the answer: said on stderr only, as main says it)
-  writeAll(2, knownSecrets.text(after + (closeError ? `toolsmith: ${visible(closeError.message)}\n` : '')));
+  if (closeError) writeAll(2, knownSecrets.text(`toolsmith: ${visible(closeError.message)}\n`));
   return closeError ? 3 : 0;
 }

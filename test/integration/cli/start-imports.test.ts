@@ -285,20 +285,36 @@ describe.each(Object.entries(ENTRIES))("the sweep of leftovers at a verb's start
         expect((r.out + r.err).length).toBeGreaterThan(0);
         expect(dockerodeLoaded(r), args.join(' ')).toBe(false);
       }
+      // (`skill list` sweeps as every verb that may run a sandbox does; `runs list` and `template list`
+      // make no container and do not sweep: below. Each in a form of its own: main answers a command
+      // line it answered before from the verb cache, which sweeps nothing.)
+      const sweeping = (...form: string[]) => ['--workspace', ws, 'skill', 'list', ...form];
       // No engine on the socket (none installed, or stopped): nothing to sweep, and no Docker client.
-      const noEngine = loads(entry, ['--workspace', ws, 'runs', 'list'], undefined, {
+      const noEngine = loads(entry, sweeping('--sandbox=ecommerce'), undefined, {
         ...home,
         DOCKER_HOST: `unix://${join(dir, 'no-docker.sock')}`,
       });
       expect(dockerodeLoaded(noEngine)).toBe(false);
-      expect(noEngine.err).toBe('');
+      // (nothing said of the engine: only `skill list`'s own line, that the sandbox has no skills)
+      expect(noEngine.err).not.toMatch(/^toolsmith:/m);
       const live = create(installation.instance);
-      const kept = loads(entry, ['--workspace', ws, 'runs', 'list'], undefined, home);
+      const kept = loads(entry, sweeping('--json', '--sandbox', 'ecommerce'), undefined, home);
       expect(dockerodeLoaded(kept)).toBe(false);
       expect(exists(live)).toBe(true);
       // A container whose process is gone (no entry in the installation's instances/): the full sweep.
       const left = create(randomUUID());
-      const swept = loads(entry, ['--workspace', ws, 'runs', 'list'], undefined, home);
+      // `runs list` and `template list` leave it (no Docker client, nothing said) for the next verb that
+      // may run a sandbox.
+      for (const args of [
+        ['--workspace', ws, 'runs', 'list'],
+        ['--workspace', ws, 'template', 'list'],
+      ]) {
+        const r = loads(entry, args, undefined, home);
+        expect(dockerodeLoaded(r), args.join(' ')).toBe(false);
+        expect(r.err, args.join(' ')).not.toContain('removed');
+        expect(exists(left), args.join(' ')).toBe(true);
+      }
+      const swept = loads(entry, sweeping('--json', '--sandbox=ecommerce'), undefined, home);
       expect(dockerodeLoaded(swept)).toBe(true);
       expect(swept.err).toContain(
         'toolsmith: removed 1 container(s) left by stopped Toolsmith processes of this installation\n',

@@ -3,7 +3,8 @@
  * answers (a unix socket as DOCKER_HOST that accepts and says nothing): in main (`pool status`, text and
  * JSON, through main() and through bin/start.mjs, which leaves it to main; `exec` and `run`, whose own
  * handlers cancel their job or run) with 128 + the signal's number, and before main loads
- * (bin/start.mjs's `pool status` probe, `runs list` answered early) by the signal itself. In main, the
+ * (bin/start.mjs's `pool status` probe) by the signal itself. (`runs list` and `template list` do not ask
+ * the engine: store-verbs-sweep.test.ts.) In main, the
  * service's close ends the engine probe's wait (app/sandbox-factory.ts, "no longer waited for") and a
  * job cancelled while its backend starts ends at once (app/execution.ts `backendFor`): a run records its
  * end. Before, the close waited on the probe until the 3 s grace ran out ("the close did not end within
@@ -31,7 +32,7 @@ const ENDS_WITHIN_MS = 30_000;
 
 let dir: string;
 let ws: string;
-/** The workspace of the `run` case (its run stays in its store: the early `runs list` below lists none). */
+/** The workspace of the `run` case (its run stays in its store, apart from the other cases' workspace). */
 let runWs: string;
 let server: Server;
 let llm: LlmServer;
@@ -207,11 +208,8 @@ describe('a stop signal while main waits on an engine that never answers', () =>
 describe('a stop signal before main loads, while the early path waits on the engine', () => {
   beforeAll(() => {
     home = 'home-early';
-    // main's answers once, with the machine's engine: they keep the digests the early paths need.
-    for (const args of [
-      ['pool', 'status'],
-      ['runs', 'list'],
-    ]) {
+    // main's answer once, with the machine's engine: it keeps the digest the early path needs.
+    for (const args of [['pool', 'status']]) {
       const r = spawnSync(node, [join(dir, 'main.mjs'), '--workspace', ws, ...args], {
         env: childEnv(join(dir, 'unused'), false),
         encoding: 'utf8',
@@ -228,18 +226,5 @@ describe('a stop signal before main loads, while the early path waits on the eng
     expect(r.main).toBe(false);
     expect(r.signal).toBe('SIGTERM');
     expect(r.out).toBe('');
-  }, 120_000);
-
-  it('bin/start.mjs runs list: answered early, then SIGINT while its sweep waits on the engine ends it', async () => {
-    const r = await stopped(
-      'start',
-      ['runs', 'list'],
-      'SIGINT',
-      ({ out, connections }) => out.length > 0 && connections > 0,
-    );
-    expect(r.ended).toBe(true);
-    expect(r.main).toBe(false);
-    expect(r.out).toBe('0 of 0 run(s)\n');
-    expect(r.signal).toBe('SIGINT');
   }, 120_000);
 });
