@@ -1,6 +1,6 @@
 /**
- * The sweep of leftover containers at a verb's start (context.ts for main's verbs, store-verbs.ts for
- * `runs list` and `template list` answered before main loads): the containers this installation's
+ * The sweep of leftover containers at the start of a verb that may run a sandbox (context.ts; `runs
+ * list` and `template list` never sweep, before main or in it: docs/reliability.md): the containers this installation's
  * stopped processes left are removed, and said on `err`. Docker's client loads only when the engine lists
  * a leftover (app/prune-light.ts); no engine is nothing to clean. `stop` (aborted by main's close after a
  * stop signal, context.ts) ends its wait on an engine that has not answered, Docker's client's included

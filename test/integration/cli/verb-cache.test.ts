@@ -232,7 +232,8 @@ function inTerminal(cols: number, args: string[], xdg = cache): string {
   // shell `script` starts print "bash: warning: setlocale: ..." into the terminal, before the help.
   const own = Object.entries(process.env).filter(([v]) => !/^(LANG|LANGUAGE|LC_\w+)$/.test(v));
   const r = spawnSync('script', ['-qec', command, '/dev/null'], {
-    env: { ...Object.fromEntries(own), LANG: 'C.UTF-8', ...env, XDG_CACHE_HOME: xdg },
+    // (`script` runs the command with $SHELL -c: a service account's /usr/sbin/nologin started nothing)
+    env: { ...Object.fromEntries(own), LANG: 'C.UTF-8', SHELL: '/bin/sh', ...env, XDG_CACHE_HOME: xdg },
     encoding: 'utf8',
   });
   expect(r.status, r.stderr).toBe(0);
