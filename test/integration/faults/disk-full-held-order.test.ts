@@ -5,8 +5,6 @@
  * filled. Before, it was placed by its stored row (`running`, 0 tokens, no model). Needs root (mount).
  */
 import { execFileSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunSortKey } from '../../../src-main/core/records/sort.ts';
@@ -14,37 +12,18 @@ import type { RunSummary } from '../../../src-main/core/records/summary.ts';
 import { RunStore } from '../../../src-main/infra/store/run-store.ts';
 import type { RunFilter } from '../../../src-main/infra/store/run-store.ts';
 import { runStarted } from '../../support/run-records.ts';
+import { mountSmallDisk, type SmallDisk } from './support/small-disk.ts';
 
-const root = mkdtempSync(join(tmpdir(), 'toolsmith-diskfull-order-'));
-const filler = join(root, 'filler');
-
-/** Writes `filler` until the tmpfs refuses (ENOSPC): the disk is full. */
-function fillDisk(): void {
-  for (const size of [64 * 1024, 512]) {
-    const fd = openSync(filler, 'a');
-    try {
-      for (;;) writeSync(fd, Buffer.alloc(size, 1));
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOSPC') throw e;
-    } finally {
-      closeSync(fd);
-    }
-  }
-}
-const freeDisk = () => rmSync(filler, { force: true });
+let disk: SmallDisk;
+let root: string;
+const fillDisk = () => disk.fill();
+const freeDisk = () => disk.free();
 
 beforeAll(() => {
-  if (process.getuid?.() !== 0) throw new Error('the disk-full tests mount a tmpfs: run them as root');
-  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=16m', 'tmpfs', root]);
+  disk = mountSmallDisk('toolsmith-diskfull-order-', 16);
+  root = disk.root;
 });
-afterAll(() => {
-  try {
-    execFileSync('umount', [root]);
-  } catch {
-    execFileSync('umount', ['-l', root]);
-  }
-  rmSync(root, { recursive: true, force: true });
-});
+afterAll(() => disk.remove());
 
 /** An answer of the model: `tokens` in all, ~100 KB of text (it cannot be written on a full disk). */
 const answer = (n: number, model: string, tokens: number) => ({

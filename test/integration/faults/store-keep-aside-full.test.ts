@@ -6,35 +6,23 @@
  * says where the kept ones are. Before, the first failure ended the keep aside: a truncated file was
  * left and every run was said lost. Needs root (mount).
  */
-import { execFileSync } from 'node:child_process';
-import {
-  closeSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { RunStore } from '../../../src-main/infra/store/run-store.ts';
 import { runStarted } from '../../support/run-records.ts';
 import { copyGoingOn } from './support/copy-going-on.ts';
+import { mountSmallDisk, type SmallDisk } from './support/small-disk.ts';
 
 let root: string;
 let disk: string;
 let said: string[];
+let tmpfs: SmallDisk;
 beforeEach(() => {
-  if (process.getuid?.() !== 0)
-    throw new Error('the keep-aside disk-full test mounts a tmpfs: run it as root');
   root = mkdtempSync(join(tmpdir(), 'toolsmith-keep-aside-full-'));
-  disk = join(root, 'disk');
-  mkdirSync(disk);
-  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', disk]);
+  tmpfs = mountSmallDisk('toolsmith-keep-aside-full-disk-', 4);
+  disk = tmpfs.root;
   said = [];
   const write = process.stderr.write.bind(process.stderr);
   vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
@@ -44,27 +32,9 @@ beforeEach(() => {
 });
 afterEach(() => {
   vi.restoreAllMocks();
-  try {
-    execFileSync('umount', [disk]);
-  } catch {
-    execFileSync('umount', ['-l', disk]);
-  }
+  tmpfs.remove();
   rmSync(root, { recursive: true, force: true });
 });
-
-/** Writes `path` until the tmpfs refuses (ENOSPC): the disk is full. */
-function fill(path: string): void {
-  for (const size of [64 * 1024, 512]) {
-    const fd = openSync(path, 'a');
-    try {
-      for (;;) writeSync(fd, Buffer.alloc(size, 1));
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOSPC') throw e;
-    } finally {
-      closeSync(fd);
-    }
-  }
-}
 
 /** Another workspace's store (its own id), closed, with one ended run: what is copied over the live one. */
 function otherStore(): string {
@@ -106,7 +76,7 @@ it('a close during a copy whose disk fills between two runs’ exports names onl
     // The disk full but for 64 KB: room for a small run's export, not for the large one's.
     const room = join(disk, 'room');
     writeFileSync(room, Buffer.alloc(64 * 1024, 1));
-    fill(join(disk, 'filler'));
+    tmpfs.fill();
     rmSync(room);
     store.close();
   } finally {
