@@ -8,7 +8,7 @@
  * edited since the digest, an invalid one). And a verb against an engine that takes the connection and
  * never answers ends after its answer (it never did). Each child is a fresh Node 24. Needs Docker.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -16,11 +16,8 @@ import type { Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  Installation,
-  INSTALLATION_LABEL,
-  INSTANCE_LABEL,
-} from '../../../src-main/infra/sandbox/installation.ts';
+import { Installation } from '../../../src-main/infra/sandbox/installation.ts';
+import { createPoolContainer } from './support/pool-container.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 import { MAIN_SOURCE, runVerb, writeMainAndProbe } from './support/main-or-start.ts';
 import type { Answer } from './support/main-or-start.ts';
@@ -131,27 +128,12 @@ describe('pool status before main', () => {
       const tag = /^image python: (\S+) present$/m.exec(r.out)?.[1];
       expect(tag).toBeDefined();
       made.push(
-        execFileSync(
-          'docker',
-          [
-            'create',
-            '--network',
-            'none',
-            '--label',
-            'toolsmith.pool=1',
-            '--label',
-            `${INSTALLATION_LABEL}=${installation.id}`,
-            '--label',
-            `${INSTANCE_LABEL}=${installation.instance}`,
-            '--label',
-            `toolsmith.owner=${process.pid}`,
-            '--label',
-            'toolsmith.sandbox=ecommerce',
-            tag!,
-            'true',
-          ],
-          { encoding: 'utf8' },
-        ).trim(),
+        createPoolContainer(tag!, {
+          installation: installation.id,
+          instance: installation.instance,
+          owner: process.pid,
+          sandbox: 'ecommerce',
+        }),
       );
       const listed = same(['--workspace', copy, 'pool', 'status'], home);
       expect(listed.early).toBe(true);
@@ -160,25 +142,7 @@ describe('pool status before main', () => {
       );
       // A container whose process is gone: main's sweep removes it and says so, so main answers.
       const leftover = () =>
-        made.push(
-          execFileSync(
-            'docker',
-            [
-              'create',
-              '--network',
-              'none',
-              '--label',
-              'toolsmith.pool=1',
-              '--label',
-              `${INSTALLATION_LABEL}=${installation.id}`,
-              '--label',
-              `${INSTANCE_LABEL}=${randomUUID()}`,
-              tag!,
-              'true',
-            ],
-            { encoding: 'utf8' },
-          ).trim(),
-        );
+        made.push(createPoolContainer(tag!, { installation: installation.id, instance: randomUUID() }));
       leftover();
       const byStart = cli('start', ['--workspace', copy, 'pool', 'status'], home);
       leftover();

@@ -27,11 +27,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  Installation,
-  INSTALLATION_LABEL,
-  INSTANCE_LABEL,
-} from '../../../src-main/infra/sandbox/installation.ts';
+import { Installation } from '../../../src-main/infra/sandbox/installation.ts';
+import { createPoolContainer } from './support/pool-container.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 import { SETTLE_MS } from '../../../src-main/cli/key-parts.ts';
 
@@ -251,25 +248,7 @@ describe.each(Object.entries(ENTRIES))("the sweep of leftovers at a verb's start
     installation.register();
     const made: string[] = [];
     const create = (instance: string) => {
-      const id = execFileSync(
-        'docker',
-        [
-          'create',
-          '--network',
-          'none',
-          '--label',
-          'toolsmith.pool=1',
-          '--label',
-          `${INSTALLATION_LABEL}=${installation.id}`,
-          '--label',
-          `${INSTANCE_LABEL}=${instance}`,
-          '--label',
-          'toolsmith.sandbox=ecommerce',
-          tag!,
-          'true',
-        ],
-        { encoding: 'utf8' },
-      ).trim();
+      const id = createPoolContainer(tag!, { installation: installation.id, instance, sandbox: 'ecommerce' });
       made.push(id);
       return id;
     };

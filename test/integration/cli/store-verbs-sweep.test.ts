@@ -7,7 +7,7 @@
  * its request, ~20 ms of CPU of a ~190 ms start: docs/scaling.md "Issue 29: runs list and template
  * list"). Each child is a fresh Node 24; needs Docker (a leftover container is made, created only).
  */
-import { spawn, spawnSync, execFileSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
@@ -15,11 +15,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  Installation,
-  INSTALLATION_LABEL,
-  INSTANCE_LABEL,
-} from '../../../src-main/infra/sandbox/installation.ts';
+import { Installation } from '../../../src-main/infra/sandbox/installation.ts';
+import { createPoolContainer } from './support/pool-container.ts';
 import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
 import { MAIN_SOURCE, runVerb, writeMainAndProbe } from './support/main-or-start.ts';
 
@@ -60,25 +57,11 @@ function leftover(): string {
     runVerb(dir, 'start', ['image', 'build'], env, 600_000).out,
   )?.[1];
   expect(tag).toBeDefined();
-  const id = execFileSync(
-    'docker',
-    [
-      'create',
-      '--network',
-      'none',
-      '--label',
-      'toolsmith.pool=1',
-      '--label',
-      `${INSTALLATION_LABEL}=${new Installation(data).id}`,
-      '--label',
-      `${INSTANCE_LABEL}=${randomUUID()}`,
-      '--label',
-      'toolsmith.sandbox=ecommerce',
-      tag!,
-      'true',
-    ],
-    { encoding: 'utf8' },
-  ).trim();
+  const id = createPoolContainer(tag!, {
+    installation: new Installation(data).id,
+    instance: randomUUID(),
+    sandbox: 'ecommerce',
+  });
   made.push(id);
   return id;
 }
