@@ -707,6 +707,12 @@ export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<San
     dispose,
     stopSpawning: () => backend.stopSpawning(),
     retire: async () => {
+      // A job that waited for this backend to start is handed it in the turn the start ends, and counts
+      // itself (executeJob) a few promise steps later; a retire asked while the backend started runs in
+      // that same turn. Its first look comes after one macrotask, when every job handed the backend has
+      // counted itself (the hand-off is promise steps only: ScriptExecution.executeScript). Before, it saw
+      // none and disposed the backend under the job: "the sandbox backend is shutting down".
+      await new Promise((r) => setImmediate(r));
       while (jobsInFlight > 0 || backend.status().some((p) => p.busy > 0 || p.queued > 0))
         await new Promise((r) => setTimeout(r, 250));
       await dispose();
