@@ -25,6 +25,7 @@ import { runtimeNotEnabled, runtimeOf } from '../core/sandbox/runtimes.ts';
 import type { RuntimeId } from '../core/sandbox/runtimes.ts';
 import { SandboxBackend } from '../infra/sandbox/backend.ts';
 import { buildDepsImage, DependencyError, depsTag, sandboxDeps } from '../infra/sandbox/deps.ts';
+import { cancelledByStop, StopCut } from '../infra/sandbox/docker-cancel.ts';
 import { DockerWorkerFactory, REMOVE_AFTER_STOP_MS, StartStopped } from '../infra/sandbox/docker.ts';
 import { buildImage, imageExists, imageTag } from '../infra/sandbox/images.ts';
 import type { RuntimeImage } from '../infra/sandbox/images.ts';
@@ -299,6 +300,56 @@ export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<San
         : 'TOOLSMITH_BACKEND=docker but no Docker engine answers: start dockerd (or install docker.io)',
     );
   const limits = svc.config.limits;
+  /** Where an engine of this service is asked, for the lines that name it. */
+  const addressOf = (engine: string, on: Docker) =>
+    engine === 'local' ? engineAddress(on) : (svc.config.engines[engine]?.host ?? engineAddress(on));
+  /**
+   * The images' check and build go through the service's own client (shared by every pool), tied to the
+   * service's close: a request the engine has not answered, and a build's progress stream, end when the
+   * close begins (docker-cancel.ts `streams`). Before, an engine that hung there held a stop's close until
+   * the process's bound (3 s, or a command's 18 s). What the close cut is said by the dispose
+   * (`imageStops`), one line each.
+   */
+  const imageStops: { engine: string; on: Docker; line: string }[] = [];
+  const imageWork = async <T>(
+    on: Docker,
+    engine: string,
+    what: (cut: string) => string,
+    work: (client: Docker) => Promise<T>,
+  ): Promise<T> => {
+    const stop = svc.stopping;
+    if (!stop) return work(on);
+    const tied = cancelledByStop(on, stop, { streams: true });
+    try {
+      return await work(tied.docker);
+    } catch (e) {
+      if (e instanceof StopCut || stop.aborted)
+        imageStops.push({ engine, on, line: what(tied.cut.length ? ` (${tied.cut.join(', ')})` : '') });
+      throw e;
+    }
+  };
+  const checked = (on: Docker, engine: string, runtime: string, tag: string) =>
+    imageWork(
+      on,
+      engine,
+      (cut) =>
+        `had not answered the check of the ${runtime} sandbox image ${tag}${cut} when the service began to close: no longer waited for`,
+      (client) => imageExists(client, tag),
+    );
+  const built = (
+    on: Docker,
+    engine: string,
+    runtime: string,
+    tag: string,
+    build: (c: Docker) => Promise<string>,
+  ) =>
+    imageWork(
+      on,
+      engine,
+      (cut) =>
+        `had not finished the build of the ${runtime} sandbox image ${tag}${cut} when the service began to close: no longer waited for; the build was cut, so the image is not tagged (the next start builds it)`,
+      build,
+    );
   const building = new Map<string, Promise<string>>();
   const ensureImageOn = (on: Docker, engine: string, runtime: RuntimeImage): Promise<string> => {
     const key = `${engine}:${runtime}`;
@@ -306,7 +357,7 @@ export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<San
     if (!p) {
       p = (async () => {
         const tag = imageTag(runtime, paths);
-        if (await imageExists(on, tag)) return tag;
+        if (await checked(on, engine, runtime, tag)) return tag;
         svc.push({
           type: 'image_progress',
           runtime,
@@ -315,11 +366,11 @@ export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<San
         process.stderr.write(
           `toolsmith: building the ${runtime} sandbox image ${tag} on engine ${engine} (first use)\n`,
         );
-        const built = await buildImage(on, runtime, paths, (line) =>
-          svc.push({ type: 'image_progress', runtime, line }),
+        const made = await built(on, engine, runtime, tag, (client) =>
+          buildImage(client, runtime, paths, (line) => svc.push({ type: 'image_progress', runtime, line })),
         );
-        svc.push({ type: 'image_progress', runtime, line: `built ${built}`, done: true });
-        return built;
+        svc.push({ type: 'image_progress', runtime, line: `built ${made}`, done: true });
+        return made;
       })();
       building.set(key, p);
       p.catch(() => building.delete(key));
@@ -364,14 +415,21 @@ export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<San
     let p = depsBuilding.get(key);
     if (!p) {
       p = (async () => {
-        if (await imageExists(on, tag)) return tag;
+        if (await checked(on, engine, `${runtime} (dependencies of sandbox ${deps.sandbox})`, tag))
+          return tag;
         const push = (line: string, extra: { done?: boolean; error?: string } = {}) =>
           svc.push({ type: 'image_progress', runtime, sandbox: spec?.name, line, ...extra });
         push(`image ${tag} (dependencies of sandbox ${deps.sandbox}) is missing: building it now`);
         try {
-          const built = await buildDepsImage(on, base, deps, (line) => push(line));
-          push(`built ${built}`, { done: true });
-          return built;
+          const made = await built(
+            on,
+            engine,
+            `${runtime} (dependencies of sandbox ${deps.sandbox})`,
+            tag,
+            (client) => buildDepsImage(client, base, deps, (line) => push(line)),
+          );
+          push(`built ${made}`, { done: true });
+          return made;
         } catch (e) {
           push('build failed', { done: true, error: errorMessage(e) });
           throw e;
@@ -554,6 +612,8 @@ export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<San
     await own.dispose();
     await factory.dispose();
     installation.unregister();
+    for (const i of imageStops.splice(0))
+      process.stderr.write(`toolsmith: the Docker engine (${addressOf(i.engine, i.on)}) ${i.line}\n`);
     if (factory instanceof DockerWorkerFactory) sayStopped(factory, engineAddress(docker));
   };
   // Jobs (and tool calls) handed to this backend and not yet answered, from the call on: a job still placing itself
@@ -635,7 +695,9 @@ export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<San
           'infra',
           'no Docker engine answers: install docker.io and start dockerd to build images',
         );
-      const base = await buildImage(docker, runtime, paths, onProgress);
+      const base = await built(docker, 'local', runtime, imageTag(runtime, paths), (client) =>
+        buildImage(client, runtime, paths, onProgress),
+      );
       if (sandbox === undefined) return { tag: base };
       if (!svc.files.sandboxNames().includes(sandbox))
         throw new ToolsmithError(
@@ -651,7 +713,15 @@ export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<San
           );
           return { tag: base };
         }
-        return { tag: await buildDepsImage(docker, base, deps, onProgress) };
+        return {
+          tag: await built(
+            docker,
+            'local',
+            `${runtime} (dependencies of sandbox ${sandbox})`,
+            depsTag(base, deps),
+            (client) => buildDepsImage(client, base, deps, onProgress),
+          ),
+        };
       } catch (e) {
         if (e instanceof DependencyError)
           throw new ToolsmithError('invalid_config', e.message, { missing: e.missing });
@@ -664,7 +734,7 @@ export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<San
         for (const rt of ['python', 'node', 'bun', 'deno'] as const) {
           if ((rt === 'bun' || rt === 'deno') && !enabled.includes(rt)) continue;
           const tag = imageTag(rt, paths);
-          images.push({ runtime: rt, tag, present: await imageExists(docker, tag) });
+          images.push({ runtime: rt, tag, present: await checked(docker, 'local', rt, tag) });
         }
       return {
         docker: version

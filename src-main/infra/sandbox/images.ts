@@ -13,6 +13,7 @@ import type Docker from 'dockerode';
 import { RUNTIMES } from '../../core/sandbox/runtimes.ts';
 import type { RuntimeId } from '../../core/sandbox/runtimes.ts';
 import { normaliseModes } from './modes.ts';
+import { StopCut, stopOf } from './docker-cancel.ts';
 
 // Builtins by process.getBuiltinModule, not ES imports: an ES import builds the module's namespace
 // (node:fs's reads every export, its lazy `promises` too), ~3-5 ms of a one-shot verb's ~25 ms start
@@ -414,11 +415,17 @@ export async function npmRuntimeBinary(
   return binary;
 }
 
+/**
+ * Whether the engine has the image `tag`. A check cut by a stop (`docker` made by cancelledByStop) is no
+ * answer: it rejects (`StopCut`), where any other failure reads as "not there" (the build that follows
+ * says the engine's own error).
+ */
 export async function imageExists(docker: Docker, tag: string): Promise<boolean> {
   try {
     await docker.getImage(tag).inspect();
     return true;
-  } catch {
+  } catch (e) {
+    if (e instanceof StopCut) throw e;
     return false;
   }
 }
@@ -495,7 +502,11 @@ export async function dockerBuild(
       },
     );
   });
+  // Cut by a stop (`docker` made by cancelledByStop with `streams`): the engine cancels a build whose
+  // client left, and tags an image only once its last step is committed, so nothing is tagged `tag` and
+  // the next check builds it again. Its step images are left: untagged, they are that build's cache.
   if (failure === undefined) return;
+  if (stopOf(docker)?.aborted) throw new StopCut(`docker build ${tag} was cut by a stop: not tagged`);
   await removeStepImages(docker, steps.slice(1));
   throw new Error(`docker build ${tag} failed: ${failure}`);
 }

@@ -18,6 +18,11 @@
  *   `listing: 'hang'` holds Docker's client's listings from then on (the dispose's).
  * - `light-sweep`: as `create` and after, but holds the light leftover sweep's listing (HTTP/1.0,
  *   app/prune-light.ts) and makes nothing.
+ * - `image`: as `create` and after, but holds the check of the job's image (`GET /images/<tag>/json`).
+ * - `build`: as `create` and after, but the job's image is missing (its check answers 404; the Python
+ *   base it builds on is there) and its build (`POST /build`) is answered with a progress stream that
+ *   says its first step and then nothing more, as a build the engine no longer moves on. Every build the
+ *   engine got is counted (`builds`); none ever ends, so no image is ever tagged.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -28,7 +33,8 @@ import type { Socket } from 'node:net';
 /** What `hello` holds: nothing of the engine's, the worker's connection that never comes. */
 export const HELLO = "the worker's hello";
 
-export type HangAt = 'start' | 'sweep' | 'light-sweep' | 'create' | 'attach' | 'hello' | 'container-start';
+export type HangAt =
+  'start' | 'sweep' | 'light-sweep' | 'create' | 'attach' | 'hello' | 'container-start' | 'image' | 'build';
 
 /** A container the engine made (`create` and after), listed by its labels. */
 export interface MadeContainer {
@@ -52,6 +58,10 @@ export interface EngineThatHangs {
   readonly containers: Map<string, MadeContainer>;
   /** Every `DELETE /containers/<id>` the engine got (answered or held), by id, in arrival order. */
   readonly removals: string[];
+  /** The tag of every `POST /build` the engine got (`build`), in arrival order. */
+  readonly builds: string[];
+  /** The tags of every image check (`GET /images/<tag>/json`), in arrival order. */
+  readonly imageChecks: string[];
   close(): Promise<void>;
 }
 
@@ -68,12 +78,15 @@ export async function engineThatHangs(socketPath: string, mode: HangAt): Promise
     leftoverId,
     containers: new Map(),
     removals: [],
+    builds: [],
+    imageChecks: [],
     close: async () => {
       for (const s of sockets) s.destroy();
       await new Promise<void>((r) => server.close(() => r()));
     },
   };
-  const making = () => ['light-sweep', 'create', 'attach', 'hello', 'container-start'].includes(engine.mode);
+  const making = () =>
+    ['light-sweep', 'create', 'attach', 'hello', 'container-start', 'image', 'build'].includes(engine.mode);
   const json = (res: ServerResponse, body: unknown, status = 200) => {
     const text = JSON.stringify(body);
     res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
@@ -171,7 +184,26 @@ export async function engineThatHangs(socketPath: string, mode: HangAt): Promise
         held.add(res);
         return;
       }
-      if (/^\/images\/.+\/json$/.test(path)) return json(res, { Id: 'sha256:0', RepoTags: [] });
+      const image = /^\/images\/(.+)\/json$/.exec(path);
+      if (image) {
+        const tag = decodeURIComponent(image[1] ?? '');
+        engine.imageChecks.push(tag);
+        if (engine.mode === 'image') return hang(req, res);
+        // (`build`: the job's image is missing, the base it builds on is there)
+        if (engine.mode === 'build' && !tag.includes('-base:'))
+          return json(res, { message: `No such image: ${tag}` }, 404);
+        return json(res, { Id: 'sha256:0', RepoTags: [tag] });
+      }
+      if (path === '/build' && req.method === 'POST') {
+        engine.builds.push(url.searchParams.get('t') ?? '');
+        // (the build context is read whole, as the engine does, then the first step is said)
+        return void body(req).then(() => {
+          res.writeHead(200, { 'Content-Type': 'application/json' });
+          res.write(`${JSON.stringify({ stream: 'Step 1/5 : FROM toolsmith/python-base:0\n' })}\r\n`);
+          held.add(res);
+          heldAs('POST /build');
+        });
+      }
       if (path === '/containers/create' && req.method === 'POST') {
         if (engine.mode === 'create') return hang(req, res);
         return void body(req).then((text) => {
