@@ -2,10 +2,26 @@
 # Makes this machine able to run Toolsmith's full test suite: installs the Debian packages a fresh
 # machine lacks (Docker engine, Chromium, bubblewrap, debootstrap), starts dockerd when none answers,
 # and builds the sandbox images (cached by content hash). Idempotent and quick when all is present.
+# `--check`: prints the packages it would install (one line, empty when none) and changes nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 log() { printf '[ensure-env] %s\n' "$*"; }
+# The sbin folders, where Debian installs dockerd and debootstrap, are looked in too: a PATH of
+# /usr/bin:/bin (cron's, many CI runners') lacks them, and the tools were then missed (reinstalled, or
+# dockerd not started). Added to PATH for the tools this script runs too: dockerd runs iptables from
+# there, debootstrap chroot.
+path_given=$PATH
+for d in /usr/local/sbin /usr/sbin /sbin; do
+  case ":$PATH:" in *":$d:"*) ;; *) PATH="$PATH:$d" ;; esac
+done
+export PATH
+# Where a tool was found when the PATH this script was given lacks it (said on the log).
+found_outside() {
+  local at
+  at=$(command -v "$1" 2>/dev/null) || return 0
+  PATH=$path_given command -v "$1" >/dev/null 2>&1 || log "$1 found at $at (not on the PATH given: $path_given)"
+}
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
@@ -39,6 +55,12 @@ command -v chattr >/dev/null 2>&1 || need+=(e2fsprogs)
 command -v script >/dev/null 2>&1 || need+=(bsdutils)
 # The engine tests' second dockerd gets a bridge of its own (`ip link add`): iproute2.
 command -v ip >/dev/null 2>&1 || need+=(iproute2)
+if [ "${1:-}" = --check ]; then
+  echo "${need[*]}"
+  exit 0
+fi
+found_outside dockerd
+found_outside debootstrap
 if [ ${#need[@]} -gt 0 ]; then
   log "installing ${need[*]}"
   $SUDO apt-get update -q >/dev/null

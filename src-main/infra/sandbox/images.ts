@@ -23,6 +23,8 @@ import { StopCut, stopOf } from './docker-cancel.ts';
 const crypto = () => process.getBuiltinModule('node:crypto');
 const childProcess = () => process.getBuiltinModule('node:child_process');
 const {
+  accessSync,
+  constants,
   copyFileSync,
   existsSync,
   mkdirSync,
@@ -32,6 +34,7 @@ const {
   realpathSync,
   renameSync,
   rmSync,
+  statSync,
   writeFileSync,
 } = process.getBuiltinModule('node:fs');
 
@@ -430,9 +433,39 @@ export async function imageExists(docker: Docker, tag: string): Promise<boolean>
   }
 }
 
-function run(cmd: string, args: string[], progress: Progress): Promise<void> {
+/** The folders of system programs, looked in after PATH (cron's and many CI runners' PATH lacks them). */
+export const SBIN_DIRS: readonly string[] = ['/usr/local/sbin', '/usr/sbin', '/sbin'];
+
+/**
+ * A system program (`debootstrap`, `dockerd`) on PATH, else in the sbin folders, which a PATH of
+ * `/usr/bin:/bin` (cron's, many CI runners', a service's) leaves out while Debian installs these there:
+ * its path, or undefined with where it was looked for (`looked`, for the error). `childPath` is the PATH
+ * to run it with: PATH plus the sbin folders it lacks, since such a program runs others from there
+ * (debootstrap runs chroot, in /usr/sbin).
+ */
+export function sbinTool(
+  name: string,
+  env: NodeJS.ProcessEnv = process.env,
+): { path?: string; looked: string; childPath: string } {
+  const onPath = (env['PATH'] ?? '').split(':').filter(Boolean);
+  const extra = SBIN_DIRS.filter((d) => !onPath.includes(d));
+  const childPath = [...onPath, ...extra].join(':');
+  const looked = `looked for on PATH ${env['PATH'] ?? '(unset)'}${extra.length ? ` and in ${extra.join(', ')}` : ''}`;
+  for (const dir of [...onPath, ...extra]) {
+    const file = join(dir, name);
+    try {
+      accessSync(file, constants.X_OK);
+      if (statSync(file).isFile()) return { path: file, looked, childPath };
+    } catch {
+      /* (not there, or not a program: the next folder) */
+    }
+  }
+  return { looked, childPath };
+}
+
+function run(cmd: string, args: string[], progress: Progress, env?: NodeJS.ProcessEnv): Promise<void> {
   return new Promise((resolve, reject) => {
-    const p = childProcess().spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = childProcess().spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...(env ? { env } : {}) });
     let tail = '';
     const onData = (d: Buffer) => {
       const s = d.toString();
@@ -534,14 +567,18 @@ async function pythonBase(docker: Docker, paths: ImagePaths, progress: Progress)
   const cache = cacheRoot(paths);
   const root = join(cache, 'bookworm-python-minbase');
   if (!existsSync(join(root, '.toolsmith-complete'))) {
-    if (childProcess().spawnSync('which', ['debootstrap']).status !== 0)
-      throw new Error('debootstrap is not installed (apt-get install debootstrap)');
+    const debootstrap = sbinTool('debootstrap');
+    if (!debootstrap.path)
+      throw new Error(`debootstrap is not installed (${debootstrap.looked}): apt-get install debootstrap`);
     rmSync(root, { recursive: true, force: true });
     mkdirSync(cache, { recursive: true });
     progress(
-      `debootstrap --variant=minbase --include=python3 bookworm ${root} (about 90 s, cached afterwards)`,
+      `${debootstrap.path} --variant=minbase --include=python3 bookworm ${root} (about 90 s, cached afterwards)`,
     );
-    await run('debootstrap', ['--variant=minbase', '--include=python3', 'bookworm', root], progress);
+    await run(debootstrap.path, ['--variant=minbase', '--include=python3', 'bookworm', root], progress, {
+      ...process.env,
+      PATH: debootstrap.childPath,
+    });
     writeFileSync(join(root, '.toolsmith-complete'), new Date().toISOString());
   }
   progress(`importing the stripped root as ${tag}`);
