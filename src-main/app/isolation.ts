@@ -8,7 +8,7 @@ import type Docker from 'dockerode';
 import type { Config } from './config.ts';
 import type { RuntimeId } from '../core/sandbox/runtimes.ts';
 import type { WorkerConnection } from '../infra/sandbox/connection.ts';
-import { DockerWorkerFactory } from '../infra/sandbox/docker.ts';
+import { DockerWorkerFactory, StartStopped } from '../infra/sandbox/docker.ts';
 import type { ContainerLimits } from '../infra/sandbox/docker.ts';
 import { dockerFor, MultiEngineFactory } from '../infra/sandbox/engines.ts';
 import type { Installation } from '../infra/sandbox/installation.ts';
@@ -63,12 +63,28 @@ export interface LevelDeps {
   localDocker: Docker;
   /** The image for a runtime on an engine (built there when missing). */
   image: (docker: Docker, engine: string, runtime: RuntimeId, spec?: SandboxSpec) => Promise<string>;
+  /**
+   * Aborted when the service's close begins (app/sandbox-factory.ts): the factories' starts and spawns
+   * give up what the engine has not answered, as the default backend's do.
+   */
+  stopping?: AbortSignal;
+}
+
+/** A Docker factory of a sandbox's own, by the engine it runs on (its stop notes are said by the service). */
+export interface OwnDockerFactory {
+  engine: string;
+  docker: Docker;
+  factory: DockerWorkerFactory;
 }
 
 /** The factories of sandboxes with an explicit isolation level or engines, shared by (level, engines). */
 export class SandboxFactories {
   private readonly deps: LevelDeps;
   private readonly byKey = new Map<string, LazyFactory>();
+  /** Every Docker factory made (started or not), for the stop notes the service's close says. */
+  readonly dockerMade: OwnDockerFactory[] = [];
+  /** Starts the service's close gave up: the engine, its client and what it had not answered. */
+  readonly startsStopped: { engine: string; docker: Docker; cut: string[] }[] = [];
 
   constructor(deps: LevelDeps) {
     this.deps = deps;
@@ -107,21 +123,30 @@ export class SandboxFactories {
     const placed = engines.map((name) => {
       const cfg = d.config.engines[name];
       const docker = cfg ? dockerFor(name, cfg) : d.localDocker;
-      return {
-        name,
-        maxWorkers: cfg?.max_workers ?? 8,
-        factory: new DockerWorkerFactory(docker, (rt, spec) => d.image(docker, name, rt, spec), d.limits, {
+      const factory = new DockerWorkerFactory(
+        docker,
+        (rt, spec) => d.image(docker, name, rt, spec),
+        d.limits,
+        {
           ...(level === 'gvisor' ? { runtime: 'runsc' } : {}),
           installation: d.installation,
           engine: name,
           ...(cfg?.kind === 'podman' ? { podman: true } : {}),
-        }),
-      };
+        },
+      );
+      this.dockerMade.push({ engine: name, docker, factory });
+      return { name, maxWorkers: cfg?.max_workers ?? 8, factory };
     });
     const f = new MultiEngineFactory(placed);
     try {
-      await f.start();
+      // (the service's close cancels what the start still waits on, as for the default backend's)
+      await f.start(d.stopping);
     } catch (e) {
+      const cause = (e as { cause?: unknown }).cause;
+      if (cause instanceof StartStopped) {
+        const on = placed.find((p) => p.name === cause.engine);
+        if (on) this.startsStopped.push({ engine: on.name, docker: on.factory.docker, cut: cause.cut });
+      }
       await f.dispose().catch(() => {});
       throw new Error(`isolation "${level}": ${errorMessage(e)}`);
     }

@@ -221,6 +221,13 @@ function sayStopped(f: DockerWorkerFactory, at: string): void {
   for (const d of f.stoppedDispose) process.stderr.write(`toolsmith: the Docker engine (${at}) ${d}\n`);
 }
 
+/** A backend's start a stop gave up: which requests the engine at `at` had not answered. */
+function sayStartStopped(at: string, cut: string[]): void {
+  process.stderr.write(
+    `toolsmith: the Docker engine (${at}) had not answered the sandbox backend's start${cut.length ? ` (${cut.join(', ')})` : ''} when the service began to close: no longer waited for\n`,
+  );
+}
+
 /**
  * bun has no `stripTypeScriptTypes`: its TypeScript is stripped here, the way node strips it in the
  * worker (whitespace in place of types, so lines and columns stay where they were).
@@ -398,6 +405,7 @@ export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<San
     localDocker: docker,
     // Every level and engine runs a sandbox in its derived image when it has dependencies.
     image: (on, engine, runtime, spec) => ensureSandboxImageOn(on, engine, runtime, spec),
+    ...(svc.stopping ? { stopping: svc.stopping } : {}),
   });
   // A sandbox with requirements.txt / package.json runs in its derived image (built on first use).
   const depsBuilding = new Map<string, Promise<string>>();
@@ -453,9 +461,7 @@ export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<San
       // Nothing of this backend runs: its instance is no longer this process's (no container was made).
       installation.unregister();
       if (!(e instanceof StartStopped)) throw e;
-      process.stderr.write(
-        `toolsmith: the Docker engine (${engineAddress(docker)}) had not answered the sandbox backend's start${e.cut.length ? ` (${e.cut.join(', ')})` : ''} when the service began to close: no longer waited for\n`,
-      );
+      sayStartStopped(engineAddress(docker), e.cut);
       throw new ToolsmithError(
         'infra',
         "the service closed before the Docker engine answered the sandbox backend's start: no sandbox backend was started",
@@ -615,6 +621,9 @@ export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<San
     for (const i of imageStops.splice(0))
       process.stderr.write(`toolsmith: the Docker engine (${addressOf(i.engine, i.on)}) ${i.line}\n`);
     if (factory instanceof DockerWorkerFactory) sayStopped(factory, engineAddress(docker));
+    // The sandboxes' own factories (isolation.ts) say what a stop gave up in the same words.
+    for (const s of own.startsStopped.splice(0)) sayStartStopped(addressOf(s.engine, s.docker), s.cut);
+    for (const o of own.dockerMade.splice(0)) sayStopped(o.factory, addressOf(o.engine, o.docker));
   };
   // Jobs (and tool calls) handed to this backend and not yet answered, from the call on: a job still placing itself
   // (its pool not made yet, its container starting) is in no pool's busy or queued count, and a

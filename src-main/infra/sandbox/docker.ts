@@ -209,6 +209,11 @@ export class DockerWorkerFactory implements WorkerFactory {
   readonly stoppedDispose: string[] = [];
   /** Containers whose removal after a stop went unanswered: left for the next start's sweep. */
   private readonly unanswered = new Set<string>();
+  /**
+   * Whether a container's create was ever asked: the only request that makes a container labelled with
+   * this factory, so a factory that asked none has nothing for its dispose to list or remove.
+   */
+  private createAsked = false;
 
   constructor(
     docker: Docker,
@@ -342,6 +347,7 @@ export class DockerWorkerFactory implements WorkerFactory {
       ...(proto ? [`${proto.dir}:${PROTOCOL_MOUNT}:ro`] : []),
     ];
     if (binds.length) hc.Binds = binds;
+    this.createAsked = true;
     const created = await maker
       .createContainer({
         Image: image,
@@ -635,6 +641,14 @@ export class DockerWorkerFactory implements WorkerFactory {
    */
   async dispose(): Promise<void> {
     (this.events as unknown as { destroy?: () => void } | undefined)?.destroy?.();
+    // (no create asked, no container of this factory: the engine is not asked. A factory whose start a
+    // stop gave up on an engine that hangs, a sandbox's own one, held the close on this listing)
+    if (!this.createAsked) {
+      await Promise.all([...this.proxies].map((p) => p.close()));
+      this.proxies.clear();
+      if (this.ownsInstallation) this.installation.unregister();
+      return;
+    }
     // (only once a stop gave up a spawn of this factory: the engine may hang. Any other close, on an
     // engine that answered all it was asked, waits for its removals as before: only time tells a slow
     // engine from a hung one, and a signal's grace bounds that wait)

@@ -95,14 +95,17 @@ export class MultiEngineFactory implements WorkerFactory {
     this.isolation = engines[0]?.factory.isolation ?? 'docker';
   }
 
-  /** Starts every engine (all must answer). */
-  async start(): Promise<number> {
+  /**
+   * Starts every engine (all must answer); `stop` (the service's close began) cancels what a start still
+   * waits on (DockerWorkerFactory.start), the error's `cause` then the factory's StartStopped.
+   */
+  async start(stop?: AbortSignal): Promise<number> {
     let removed = 0;
     for (const e of this.engines) {
       try {
-        removed += await e.factory.start();
+        removed += await e.factory.start(stop);
       } catch (err) {
-        throw new EngineError(`engine '${e.name}' is not usable: ${errorMessage(err)}`);
+        throw new EngineError(`engine '${e.name}' is not usable: ${errorMessage(err)}`, { cause: err });
       }
     }
     return removed;
