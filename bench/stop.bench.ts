@@ -14,6 +14,10 @@
  * while its job's container is being made on an engine that hangs there (`create`, `attach`, `start`:
  * the signal once the engine holds that request; `hello`: the engine answered the start and no worker
  * connects): before the spawn's requests took the stop, those ended at the command's bound (18 s).
+ * Then `exec` while its job's first container waits on its image: `image check hangs` (the engine holds
+ * `GET /images/<tag>/json`), `build hangs` (the image is missing; the engine answers `POST /build` with
+ * its first step and says nothing more): before the images' check and build took the stop, those ended
+ * at the command's bound (18 s).
  * `TOOLSMITH_BENCH_CASES` (a comma-separated list of parts of names) runs only the cases it names. Each
  * figure is the median and the largest of ROUNDS runs, in ms from the signal to the process's exit, with
  * the exit codes seen.
@@ -115,6 +119,8 @@ try {
       'container-start',
     ],
     ['no hello: exec', ['exec', join(dir, 'script.py')], holds(new RegExp(`^${HELLO}$`)), 'hello'],
+    ['image check hangs: exec', ['exec', join(dir, 'script.py')], holds(/^GET \/images\/.+\/json$/), 'image'],
+    ['build hangs: exec', ['exec', join(dir, 'script.py')], holds(/^POST \/build$/), 'build'],
   ] as [string, string[], { ready: (err: string) => boolean }?, HangAt?][]) {
     if (only.length && !only.some((o) => name.includes(o))) continue;
     if (mode) later.mode = mode;
