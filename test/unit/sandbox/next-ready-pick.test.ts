@@ -13,15 +13,21 @@ import { SandboxPool } from '../../../src-main/infra/sandbox/pool.ts';
 import type { SandboxSpec, WorkerFactory } from '../../../src-main/infra/sandbox/pool.ts';
 
 /**
- * argv: the ms after a job (or a load) until `next_ready` ('never': never told), and an optional job id whose
+ * argv: the ms after a job (or a load) until `next_ready` ('never': never told; 'held': told at once after
+ * the load, after a job when the test sends SIGUSR2), and an optional job id whose
  * `next_ready` is sent instead of the last job's (a stale one).
  */
 const WORKER = `
 const rl = require('node:readline').createInterface({ input: process.stdin });
-const makeMs = process.argv[1] === 'never' ? -1 : Number(process.argv[1]);
+const held = process.argv[1] === 'held';
+const makeMs = process.argv[1] === 'never' ? -1 : held ? 0 : Number(process.argv[1]);
 const out = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
 let last = null;
-const tell = () => { if (makeMs >= 0) setTimeout(() => out({ type: 'next_ready', after: process.argv[2] === 'stale' ? 'old' : last }), makeMs); };
+const told = () => out({ type: 'next_ready', after: process.argv[2] === 'stale' ? 'old' : last });
+if (held) process.on('SIGUSR2', told);
+const tell = () => {
+  if (!(held && last !== null) && makeMs >= 0) setTimeout(told, makeMs);
+};
 rl.on('line', (line) => {
   const m = JSON.parse(line);
   if (m.type === 'load') { out({ type: 'ready', runtime: 'python', version: 'test', tools: [] }); tell(); }
@@ -144,12 +150,15 @@ describe('the worker a job goes to', () => {
   });
 
   it('a worker that tells is not ready from a job sent until it says so again', async () => {
-    const f = new Factory([['150']]);
+    // (held until the test has looked: a worker telling after a set time could be read in the same chunk
+    // as the job's end on a loaded machine, and the test would see it ready already)
+    const f = new Factory([['held']]);
     const { conn } = await f.spawn();
     await conn.load({ source: '', hostTools: [], credentials: [] });
     await vi.waitFor(() => expect(conn.nextReady).toBe(true), { timeout: 10_000, interval: 10 });
     await conn.run(job);
     expect(conn.nextReady).toBe(false);
+    children.at(-1)?.kill('SIGUSR2');
     await vi.waitFor(() => expect(conn.nextReady).toBe(true), { timeout: 10_000, interval: 10 });
   });
 });
