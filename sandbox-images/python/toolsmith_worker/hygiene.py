@@ -852,6 +852,74 @@ def close_worker_fds():
     _LAST_PID[:] = [-1] if _LAST_PID else []
 
 
+# What a job's process inherits from the fork server (and the fork server from the worker) that another
+# process may change from outside: every resource limit (prlimit), and per thread the nice value
+# (setpriority), the CPU set (sched_setaffinity), the scheduling policy (sched_setscheduler) and the I/O
+# priority (ioprio_set). None of these calls asks for ptrace access: the kernel lets a process of the same
+# uid make them whatever the dumpable flag, and gVisor lets any process renice or pin another. With the job
+# namespaces off a job made them all on the worker and the fork server, so every later job inherited a
+# limit carrying a number (a channel from one job to the next), a nice value of 17, one CPU, SCHED_IDLE and
+# the idle I/O class (docs/security.md, "Every job alone, attacked again"). Nothing can give a process back
+# a lower nice value or a higher hard limit without a capability, so the worker notes them at its start and
+# stops between jobs when the worker or the fork server no longer has them: the host replaces it.
+_MARKS = []
+_IOPRIO_GET = {"x86_64": 252, "aarch64": 31}.get(os.uname().machine)
+
+
+def _limits(pid):
+    import resource
+
+    out = []
+    for name in sorted(n for n in dir(resource) if n.startswith("RLIMIT_")):
+        try:
+            out.append(resource.prlimit(pid, getattr(resource, name)))
+        except OSError as e:
+            out.append(e.errno)
+    return out
+
+
+def _thread_marks(tid):
+    """(nice, CPU set, policy, I/O priority) of one thread, or None when it is gone."""
+    try:
+        nice = os.getpriority(os.PRIO_PROCESS, tid)
+        cpus = tuple(sorted(os.sched_getaffinity(tid)))
+        policy = os.sched_getscheduler(tid)
+    except ProcessLookupError:
+        return None
+    except OSError as e:
+        return (e.errno,)
+    io = _libc().syscall(_IOPRIO_GET, 1, tid) if _IOPRIO_GET else 0  # IOPRIO_WHO_PROCESS
+    return nice, cpus, policy, io
+
+
+def note_marks():
+    """At the worker's start (before the fork server): its limits and its thread's marks, the state every
+    process of the worker should keep."""
+    _MARKS[:] = [_limits(os.getpid()), _thread_marks(os.getpid())]
+
+
+def marks_changed(pids):
+    """Between jobs, after the sweep: what of the worker's marks (note_marks) one of `pids` (the worker, its
+    fork server) or a thread of it no longer has, None when all hold."""
+    if not _MARKS:
+        return None
+    for pid in pids:
+        if not pid:
+            continue
+        limits = _limits(pid)
+        if limits != _MARKS[0]:
+            return f"a job changed the resource limits of process {pid}"
+        try:
+            tids = [int(t) for t in os.listdir(f"/proc/{pid}/task")]
+        except OSError:
+            tids = [pid]
+        for tid in tids:
+            now = _thread_marks(tid)
+            if now is not None and now != _MARKS[1]:
+                return f"a job changed the priority, CPU set or scheduling of process {pid} (thread {tid})"
+    return None
+
+
 def oom_kills():
     """The container cgroup's OOM-kill counter (cgroup v2 or v1), or None where it cannot be read."""
     if not _OOM_FD:

@@ -577,6 +577,9 @@ class Worker:
         left = wipe_writable() if hygiene.PRIVATE_TMP and "nowipe" not in jobns.OFF else None
         if left:
             self.stop(left)  # (SysV objects it could not remove: the next job would find them)
+        changed = hygiene.marks_changed((os.getpid(), self.server[0] if self.server is not None else 0))
+        if changed:
+            self.stop(changed)  # (limits, nice, CPU set, scheduling: every later job would inherit them)
         if self.server is None:
             if job.pid:
                 self.stop(self.lost_why)  # a job killed part of the worker: the host replaces it
@@ -907,6 +910,7 @@ def main():
     if hygiene.PRIVATE_TMP:
         find_writable()
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    hygiene.note_marks()  # (after the last limit it sets itself; checked between jobs: marks_changed)
     # SIGPIPE stays ignored (Python's default): a child that is gone makes a write fail, never kills the
     # worker; the protocol stream going away ends the worker (flush).
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # stray writes never reach the protocol stream
