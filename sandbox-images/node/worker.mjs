@@ -2026,11 +2026,54 @@ function betweenJobs() {
       return false;
     }
   };
-  /** true when nothing of the job is left; else false, or why the worker must stop (leftToMe). */
+  /**
+   * What a job's process inherits from this one (through the launcher) that another process of this uid
+   * may change from outside, no ptrace access asked (docs/security.md, "Every job alone, attacked
+   * again"): the resource limits (prlimit), and per thread the nice value, the scheduling policy and the
+   * CPU set. With the job namespaces off a job set them on this worker (the host's prlimit, renice, chrt,
+   * taskset), and every later job inherited them; nothing gives them back without a capability, so the
+   * worker stops when they are no longer what they were at its start (markChanged, after the sweep).
+   */
+  const marks = () => {
+    const threads = new Set();
+    let tids = [];
+    try {
+      tids = readdirSync('/proc/self/task');
+    } catch {}
+    for (const tid of tids) {
+      let stat, status;
+      try {
+        stat = readFileSync(`/proc/self/task/${tid}/stat`, 'latin1');
+        status = readFileSync(`/proc/self/task/${tid}/status`, 'latin1');
+      } catch {
+        continue; // (a thread that ended)
+      }
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      threads.add(`nice ${f[16]}, policy ${f[38]}, CPUs ${/Cpus_allowed_list:\s*(\S+)/.exec(status)?.[1]}`);
+    }
+    let limits = '';
+    try {
+      limits = readFileSync('/proc/self/limits', 'latin1');
+    } catch {} // (gVisor has no such file: there the threads' marks alone)
+    return { limits, threads };
+  };
+  const atStart = marks();
+  /** Why the worker must stop when a job changed its marks, else undefined. */
+  const markChanged = () => {
+    const now = marks();
+    if (now.limits !== atStart.limits)
+      return 'a job changed the resource limits of the worker; the worker stops';
+    for (const t of now.threads) {
+      if (!atStart.threads.has(t))
+        return `a job changed the priority, scheduling or CPU set of the worker (${t}); the worker stops`;
+    }
+    return undefined;
+  };
+  /** true when nothing of the job is left; else false, or why the worker must stop (leftToMe, markChanged). */
   const clean = (launcherPid) => {
     try {
       const orphans = launcherPid !== undefined ? awaitLauncher(launcherPid) : [];
-      return sweep() && (leftToMe(launcherPid, orphans) ?? true);
+      return sweep() && (leftToMe(launcherPid, orphans) ?? markChanged() ?? true);
     } catch {
       return false; // what cannot be checked is not clean
     }

@@ -5,9 +5,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExecutionResult } from '../../../src-main/core/sandbox/execution.ts';
-import { bubblewrapFactory, dockerFactory, oneWorker } from '../../support/sandbox.ts';
+import type { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
+import { bubblewrapFactory, dockerFactory, oneWorker, testBackend } from '../../support/sandbox.ts';
+import type { TestFactory } from '../../support/sandbox.ts';
 import { repoRoot } from '../../support/workspace.ts';
 
 const ATTACK = `
@@ -129,6 +131,10 @@ for (const [level, make] of [
           if (off.length) {
             // (the second wall: the worker saw its marks changed and stopped; the next job ran on another)
             expect(worker, 'a new worker served the next job').not.toBe(a['worker']);
+          } else {
+            // (nothing reached: the same worker goes on; its host name, a container's own, tells on docker
+            // and gVisor)
+            expect(worker, 'the same worker served the next job').toBe(a['worker']);
           }
           expect(ok(await run('emit_result(add(a=40, b=2).data)\n'))).toBe(42);
         }, 120_000);
@@ -136,3 +142,80 @@ for (const [level, make] of [
     );
   }
 }
+
+/**
+ * The same attack from a JS job on bubblewrap (node), its namespaces off (`launchplain`: the launcher
+ * starts the job's process as a plain fork) and the script handed its process's powers (`jsescape`): it
+ * runs the host's `prlimit`, `renice`, `taskset`, `chrt` and `ionice` on every process it can name (the
+ * node worker, the launcher), and the next job reads what its process inherited.
+ */
+describe('limits, priority, CPU set and scheduling of the processes around a JS job (bubblewrap node, namespaces off)', () => {
+  let backend: SandboxBackend;
+  let factory: TestFactory;
+  beforeAll(async () => {
+    factory = bubblewrapFactory({ wallsOff: ['jsescape', 'launchplain'] });
+    backend = testBackend(factory, { toolsSource: '', pool: { minSize: 1, maxSize: 1, standby: 0 } });
+  }, 300_000);
+  afterAll(async () => {
+    await backend?.dispose();
+    await factory?.dispose();
+  });
+  const SYS = `const sys = (op, ...args) => { const r = JSON.parse(escaped(op, ...args)); if ('error' in r) throw new Error(r.error); return r.ok; };
+const state = () => {
+  const stat = sys('read', '/proc/self/stat');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const status = sys('read', '/proc/self/status');
+  return {
+    limits: sys('read', '/proc/self/limits'),
+    nice: f[16],
+    policy: f[38],
+    cpus: /Cpus_allowed_list:\\s*(\\S+)/.exec(status)[1],
+    ioprio: sys('run', '/usr/bin/ionice').stdout,
+  };
+};
+`;
+  const run = (body: string) =>
+    backend.execute({
+      sandbox: 'jsmarks',
+      runtime: 'node',
+      language: 'js',
+      code: SYS + body,
+      bodyStartLine: 1,
+      tools: {},
+      timeoutMs: 30_000,
+    });
+  const data = (r: ExecutionResult) => {
+    expect(r.error, JSON.stringify(r.error)).toBeUndefined();
+    return r.data as Record<string, unknown>;
+  };
+
+  it("a job marks the worker and its launcher: the next job's process inherits none of it", async () => {
+    const base = data(await run('emitResult(state());\n'));
+    const worker = backend.workerIds('jsmarks', 'node')?.workers ?? [];
+    expect(worker).toHaveLength(1);
+    const a = data(
+      await run(`const me = sys('pid');
+const said = {};
+for (const p of sys('list', '/proc').filter((n) => /^\\d+$/.test(n) && Number(n) !== me)) {
+  said[p] = [
+    ['/usr/bin/prlimit', '--pid', p, '--rttime=6209838:', '--sigpending=64:'],
+    ['/usr/bin/renice', '-n', '17', '-p', p],
+    ['/usr/bin/taskset', '-p', '1', p],
+    ['/usr/bin/chrt', '-i', '-p', '0', p],
+    ['/usr/bin/ionice', '-c', '3', '-p', p],
+  ].map((c) => sys('run', ...c).status);
+}
+emitResult({ said, me });
+`),
+    );
+    // The attack is real: the worker was named and every program it ran on it succeeded.
+    expect(Object.values(a['said'] as Record<string, number[]>), JSON.stringify(a)).toContainEqual([
+      0, 0, 0, 0, 0,
+    ]);
+    const b = data(await run('emitResult(state());\n'));
+    expect(b, JSON.stringify({ base, a })).toEqual(base);
+    expect(backend.workerIds('jsmarks', 'node')?.workers, 'a new worker served the next job').not.toEqual(
+      worker,
+    );
+  }, 120_000);
+});
