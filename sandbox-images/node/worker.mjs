@@ -2029,33 +2029,25 @@ function betweenJobs() {
   /**
    * What a job's process inherits from this one (through the launcher) that another process of this uid
    * may change from outside, no ptrace access asked (docs/security.md, "Every job alone, attacked
-   * again"): the resource limits (prlimit), and per thread the nice value, the scheduling policy and the
-   * CPU set. With the job namespaces off a job set them on this worker (the host's prlimit, renice, chrt,
-   * taskset), and every later job inherited them; nothing gives them back without a capability, so the
-   * worker stops when they are no longer what they were at its start (markChanged, after the sweep).
+   * again"): the resource limits (prlimit), and the nice value, scheduling policy and CPU set of the main
+   * thread (the one that starts the launcher: a process inherits them from the thread that made it). With
+   * the job namespaces off a job set them on this worker (the host's prlimit, renice, chrt, taskset), and
+   * every later job inherited them; nothing gives them back without a capability, so the worker stops
+   * when they are no longer what they were at its start (markChanged, after the sweep). gVisor has no
+   * /proc/self/limits (the read fails both times: the thread's marks alone there).
    */
   const marks = () => {
-    const threads = new Set();
-    let tids = [];
-    try {
-      tids = readdirSync('/proc/self/task');
-    } catch {}
-    for (const tid of tids) {
-      let stat, status;
+    const read = (path) => {
       try {
-        stat = readFileSync(`/proc/self/task/${tid}/stat`, 'latin1');
-        status = readFileSync(`/proc/self/task/${tid}/status`, 'latin1');
+        return readFileSync(path, 'latin1');
       } catch {
-        continue; // (a thread that ended)
+        return '';
       }
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      threads.add(`nice ${f[16]}, policy ${f[38]}, CPUs ${/Cpus_allowed_list:\s*(\S+)/.exec(status)?.[1]}`);
-    }
-    let limits = '';
-    try {
-      limits = readFileSync('/proc/self/limits', 'latin1');
-    } catch {} // (gVisor has no such file: there the threads' marks alone)
-    return { limits, threads };
+    };
+    const stat = read('/proc/self/stat');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const cpus = /Cpus_allowed_list:\s*(\S+)/.exec(read('/proc/self/status'))?.[1];
+    return { limits: read('/proc/self/limits'), thread: `nice ${f[16]}, policy ${f[38]}, CPUs ${cpus}` };
   };
   const atStart = marks();
   /** Why the worker must stop when a job changed its marks, else undefined. */
@@ -2063,10 +2055,8 @@ function betweenJobs() {
     const now = marks();
     if (now.limits !== atStart.limits)
       return 'a job changed the resource limits of the worker; the worker stops';
-    for (const t of now.threads) {
-      if (!atStart.threads.has(t))
-        return `a job changed the priority, scheduling or CPU set of the worker (${t}); the worker stops`;
-    }
+    if (now.thread !== atStart.thread)
+      return `a job changed the priority, scheduling or CPU set of the worker (${now.thread}); the worker stops`;
     return undefined;
   };
   /** true when nothing of the job is left; else false, or why the worker must stop (leftToMe, markChanged). */

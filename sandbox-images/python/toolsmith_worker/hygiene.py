@@ -853,7 +853,7 @@ def close_worker_fds():
 
 
 # What a job's process inherits from the fork server (and the fork server from the worker) that another
-# process may change from outside: every resource limit (prlimit), and per thread the nice value
+# process may change from outside: every resource limit (prlimit), and of the thread that forks the nice value
 # (setpriority), the CPU set (sched_setaffinity), the scheduling policy (sched_setscheduler) and the I/O
 # priority (ioprio_set). None of these calls asks for ptrace access: the kernel lets a process of the same
 # uid make them whatever the dumpable flag, and gVisor lets any process renice or pin another. With the job
@@ -866,13 +866,18 @@ _MARKS = []
 _IOPRIO_GET = {"x86_64": 252, "aarch64": 31}.get(os.uname().machine)
 
 
+_RLIMITS = []  # every resource limit this Python knows, found once
+
+
 def _limits(pid):
     import resource
 
+    if not _RLIMITS:
+        _RLIMITS.extend(getattr(resource, n) for n in sorted(dir(resource)) if n.startswith("RLIMIT_"))
     out = []
-    for name in sorted(n for n in dir(resource) if n.startswith("RLIMIT_")):
+    for which in _RLIMITS:
         try:
-            out.append(resource.prlimit(pid, getattr(resource, name)))
+            out.append(resource.prlimit(pid, which))
         except OSError as e:
             out.append(e.errno)
     return out
@@ -900,23 +905,17 @@ def note_marks():
 
 def marks_changed(pids):
     """Between jobs, after the sweep: what of the worker's marks (note_marks) one of `pids` (the worker, its
-    fork server) or a thread of it no longer has, None when all hold."""
+    fork server) no longer has, None when all hold."""
     if not _MARKS:
         return None
     for pid in pids:
         if not pid:
             continue
-        limits = _limits(pid)
-        if limits != _MARKS[0]:
+        if _limits(pid) != _MARKS[0]:
             return f"a job changed the resource limits of process {pid}"
-        try:
-            tids = [int(t) for t in os.listdir(f"/proc/{pid}/task")]
-        except OSError:
-            tids = [pid]
-        for tid in tids:
-            now = _thread_marks(tid)
-            if now is not None and now != _MARKS[1]:
-                return f"a job changed the priority, CPU set or scheduling of process {pid} (thread {tid})"
+        # (its main thread's: the one that forks; a process made inherits the marks of the thread that made it)
+        if _thread_marks(pid) not in (None, _MARKS[1]):
+            return f"a job changed the priority, CPU set or scheduling of process {pid}"
     return None
 
 
