@@ -1,7 +1,13 @@
 /**
  * An independent attack on "Every job alone" (docs/security.md, "Every job alone, attacked again:
- * channel by channel"): the channels the other second-walls files do not write as attacks, each with the
- * job's namespaces switched off (`nojobns`: the second walls alone) and with every wall on.
+ * channel by channel"), for the channel no other second-walls file attacked: what a job's process
+ * inherits from the fork server (and the fork server from the worker) that another process may change
+ * from outside with no ptrace access, so that the dumpable flag does not stop it: resource limits
+ * (`prlimit`), nice value, CPU set, scheduling policy and I/O priority. Each with the job's namespaces
+ * switched off (`nojobns`; JS: `launchplain` with `jsescape`), where the worker's check between jobs is
+ * the only wall, and with every wall on, where the job names no process but its own. Failed before with
+ * the namespaces off on docker, gVisor and bubblewrap, Python and node: the next job's process inherited
+ * a soft limit carrying a number, nice 17, one CPU and (but on gVisor) SCHED_IDLE and the idle I/O class.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
