@@ -25,7 +25,8 @@
  * Targets through the installed command: every verb (`kit list` and `tools` included) within 2x the
  * shipped Node's own `-e 0` p50 (`p50OverFloorRatio`, a ratio measured in the same run, steadier than
  * the milliseconds on a busy machine; `cpuOverFloorRatio` is the same for CPU time, steadier still); `mcp initialize` <= 300 ms p50, upstream server silent or not. `N=30 npm run bench:cli` for
- * more runs; the load average is printed because a busy machine moves these numbers.
+ * more runs; `ONLY="runs list,template list"` for those verbs alone (with the floor); the load average is
+ * printed because a busy machine moves these numbers.
  */
 import { fileURLToPath } from 'node:url';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -346,12 +347,21 @@ async function measureMcpBoth(way: Way, floor: number): Promise<Record<string, R
   return out;
 }
 
+/**
+ * `ONLY="runs list,template list"`: those verbs alone (and the floor, which every ratio needs), for
+ * before/after rounds of one change that take a minute, not the whole list's several under load.
+ */
+const only = process.env['ONLY']
+  ? ['node -e 0 (floor)', ...process.env['ONLY'].split(',').map((s) => s.trim())]
+  : undefined;
+for (const name of only ?? []) if (!(name in cases)) throw new Error(`ONLY: no verb "${name}" here`);
+
 const loadBefore = loadavg()[0];
 const cloneWay: Way = { argv: (args) => [node, [bin, ...args]], floor: [node, ['-e', '0']] };
 let clone: Record<string, Result> | undefined;
 if (process.env['CLONE'] !== '0') {
   step('clone: one-shot verbs');
-  clone = measure(cloneWay);
+  clone = measure(cloneWay, only);
   if (process.env['MCP'] !== '0')
     Object.assign(clone, await measureMcpBoth(cloneWay, clone['node -e 0 (floor)']?.p50 ?? 0));
 }
@@ -380,7 +390,7 @@ if (process.env['INSTALLED'] !== '0') {
       path: `${join(prefix, 'bin')}:/usr/bin:/bin`,
     };
     step('installed: one-shot verbs');
-    installed = measure(installedWay);
+    installed = measure(installedWay, only);
     if (process.env['MCP'] !== '0')
       Object.assign(installed, await measureMcpBoth(installedWay, installed['node -e 0 (floor)']?.p50 ?? 0));
     machineNodeFloor = measure({ argv: () => [machineNode, []], floor: [machineNode, ['-e', '0']] }, [

@@ -75,18 +75,35 @@ await build({
         // early `validate FILE` (the escaping of what a script wrote, the language of a file, the loader
         // of the validator's script; start-imports.test.ts finds that loader there), as each module
         // loaded apart cost ~0.5 ms of CPU.
+        // Each group takes only the modules its test names (`includeDependenciesRecursively: false`): with
+        // rolldown's default a group also took every module they import, so `validate-early` held the
+        // workspace's and the cache keys' modules and every start before main loaded `validate FILE`'s
+        // code with them (docs/scaling.md, "Issue 29: runs list and template list, the store's start").
         codeSplitting: {
+          includeDependenciesRecursively: false,
           groups: [
             {
               name: 'validate-early',
-              test: /[\\/]src-main[\\/](cli[\\/]validate-early|cli[\\/]validator-bundle|core[\\/]lang[\\/]validate-lazy|core[\\/]text[\\/]visible)\.ts$/,
+              test: /[\\/]src-main[\\/](cli[\\/]validate-early|cli[\\/]validator-bundle|core[\\/]lang[\\/]validate-lazy)\.ts$/,
             },
-            // `runs list` and `template list` before main (src-main/cli/store-verbs.ts): the redactor, the
-            // runs' vocabulary, the secrets of the environment, the sweep, the store's error names and the
-            // runs list's text.
+            // The error words and the escaping of what is printed, which the verb cache's entry and every
+            // path before main take (one small chunk, not one each).
+            { name: 'errors', test: /[\\/]src-main[\\/](core[\\/]errors|core[\\/]text[\\/]visible)\.ts$/ },
+            // `runs list` and `template list` before main (src-main/cli/store-verbs.ts): the verbs' own
+            // module with what it imports that main shares (the redactor, the runs' vocabulary and sorts,
+            // the secrets of the environment, the sweep, the store's error names, the runs list's text, the
+            // config's digest and warning lines), in one chunk: each chunk loaded apart costs ~1 ms of CPU
+            // (the loader's resolve, read, compile cache look-up and link), about what its code costs.
             {
               name: 'store-verbs-shared',
-              test: /[\\/]src-main[\\/](core[\\/]records[\\/](redact|vocabulary)|app[\\/]env-secrets|cli[\\/](sweep|store-errors|runs-list-text))\.ts$/,
+              test: /[\\/]src-main[\\/](core[\\/]records[\\/](redact|vocabulary|sort)|app[\\/]env-secrets|cli[\\/](sweep|store-errors|runs-list-text|store-verbs|config-digest|config-words))\.ts$/,
+            },
+            // The run store without `import` (infra/store/run-store-core.ts and its connection, statements
+            // and queries) and its log file (app/log-file.ts): one chunk for the store verbs before main,
+            // which the store's other users (main's service, `runs recover`, the suites) load whole too.
+            {
+              name: 'run-store-core',
+              test: /[\\/]src-main[\\/](infra[\\/]store[\\/](connection|file-locks|run-store-core|run-events|run-queries|run-statements|statements|rows)|core[\\/]records[\\/](events|records|summary)|app[\\/]log-file)\.ts$/,
             },
             // `init --empty` before main (src-main/cli/init-early.ts): the answer's text and the command hint
             // it names, which main's `init` and context.ts use too.

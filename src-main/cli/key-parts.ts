@@ -49,6 +49,20 @@ export function sha256Hex(text: string): string {
   return process.getBuiltinModule('node:crypto').createHash('sha256').update(text).digest('hex');
 }
 
+/**
+ * A cache file's name part for a workspace's path (the verbs file, verb-cache.ts): FNV-1a of its UTF-8
+ * bytes, 64 bits in 16 hex digits, a few lines of arithmetic where SHA-256 cost loading a chunk and its
+ * first, cold call (~3-4 ms of CPU of `runs list` before main; docs/scaling.md, "Issue 29: runs list and
+ * template list, the store's start"). Not a secret's hash and not a key: the file names the workspace
+ * it is of and is read only for that one (verb-cache.ts `readFile`), so two paths of one name only take
+ * turns in one file (each start a miss), never each other's answers.
+ */
+export function pathNameHash(text: string): string {
+  let h = 0xcbf29ce484222325n;
+  for (const b of Buffer.from(text, 'utf8')) h = BigInt.asUintN(64, (h ^ BigInt(b)) * 0x100000001b3n);
+  return h.toString(16).padStart(16, '0');
+}
+
 /** The key: SHA-256 in hex of the parts in order (the same bytes as one `update` of each part). */
 export function hashParts(parts: readonly KeyPart[]): string {
   const h = process.getBuiltinModule('node:crypto').createHash('sha256');

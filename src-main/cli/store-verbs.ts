@@ -34,7 +34,7 @@ import { holdWorkspaceRoot } from '../infra/workspace/atomic.ts';
 import { resolveWorkspaceDir, workspaceProblem } from '../infra/workspace/init.ts';
 import { configDigestKey, readConfigDigest } from './config-digest.ts';
 import { loadJsSha256 } from './key-parts.ts';
-import { workspaceBeforeVerb } from './verb-cache.ts';
+import { namedSecretsSet, workspaceBeforeVerb } from './verb-cache.ts';
 import { configWarningLine } from './config-words.ts';
 import { printEarly, writeAll } from './early-write.ts';
 import { STORE_ERRORS } from './store-errors.ts';
@@ -189,8 +189,6 @@ async function templateListText(
 export async function answerStoreVerb(argv: string[]): Promise<number | undefined> {
   const asked = storeVerbAsked(argv);
   if (!asked) return undefined;
-  // (the cache files' names hashed in JS: for an unchanged workspace nothing else is hashed)
-  await loadJsSha256();
   let dir: string;
   try {
     dir = resolveWorkspaceDir(asked.workspace);
@@ -198,6 +196,9 @@ export async function answerStoreVerb(argv: string[]): Promise<number | undefine
   } catch {
     return undefined;
   }
+  // (for an unchanged workspace nothing is hashed but the secrets of the digest key's signature, when a
+  // variable the config names is set: in JS then, not node:crypto; the verbs file's name is no SHA-256)
+  if (namedSecretsSet(dir)) await loadJsSha256();
   const key = configDigestKey(dir);
   const digest = key === undefined ? undefined : readConfigDigest(dir, key);
   if (!digest) return undefined;

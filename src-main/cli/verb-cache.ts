@@ -31,7 +31,7 @@ import { codeStamp, packageVersion } from './code-stamp.ts';
 import { printEarly } from './early-write.ts';
 import { readRegularFile } from '../infra/workspace/regular-file.ts';
 import { readSnapshot, snapshotKey } from './sandboxes-cache.ts';
-import { hashParts, partsSignature, sha256Hex } from './key-parts.ts';
+import { hashParts, partsSignature, pathNameHash } from './key-parts.ts';
 import type { KeyPart } from './key-parts.ts';
 import { cacheFolder, pruneSometimes } from './cache-folder.ts';
 import { resolveWorkspaceDir } from '../infra/workspace/init.ts';
@@ -169,6 +169,14 @@ function secretsEnv(workspace: string): string {
 }
 
 /**
+ * Whether a variable that `secretsEnv` reads is set (its signature then holds their SHA-256: key-parts.ts
+ * `partsSignature`), for the paths before main that load the SHA-256 in JS only when it will hash.
+ */
+export function namedSecretsSet(workspace: string): boolean {
+  return secretsEnv(workspace) !== '[]';
+}
+
+/**
  * A help asked for: no arguments (the top-level help), `--help` or `-h` anywhere, or `help [VERB]`. Only
  * an answer commander gave as a help (exit 0) is kept (main.ts); anything else runs as usual.
  */
@@ -204,11 +212,14 @@ export function helpKey(argv: string[], version: string): string {
     .digest('hex');
 }
 
-const cacheFile = (workspace: string): string =>
-  join(
-    cacheFolder(),
-    workspace === HELP ? 'verbs-help.json' : `verbs-${sha256Hex(workspace).slice(0, 16)}.json`,
-  );
+/**
+ * The file name of a workspace's verbs file (its answers, digests and memos): a hash of its path
+ * (key-parts.ts `pathNameHash`); the file also holds the path, and is taken for that path only.
+ */
+export const verbsFileName = (workspace: string): string =>
+  workspace === HELP ? 'verbs-help.json' : `verbs-${pathNameHash(workspace)}.json`;
+
+const cacheFile = (workspace: string): string => join(cacheFolder(), verbsFileName(workspace));
 
 /** The key of this command line on the workspace's current state; undefined when it cannot be read. */
 export function verbKey(

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { installedLayout } from '../../support/built-once.ts';
+import { verbsFileName } from '../../../src-main/cli/verb-cache.ts';
 import { runCommand, runToolsmith, toolsmithArgv } from '../../support/toolsmith-process.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 
@@ -134,7 +135,7 @@ describe('a new user of the installed command', () => {
       const id = createHash('sha256').update(ws).digest('hex').slice(0, 16);
       const file = join(cacheDir, `sandboxes-${id}.json`);
       writeFileSync(file, readFileSync(file, 'utf8').replace('"tools":4', '"tools":99'));
-      const answers = join(cacheDir, `verbs-${id}.json`);
+      const answers = join(cacheDir, verbsFileName(ws));
       writeFileSync(answers, readFileSync(answers, 'utf8').replace(/(ecommerce\s+)4 tools/, '$199 tools'));
       expect((await sandboxes(v1)).out).toMatch(/ecommerce\s+99 tools/);
       // The upgrade: a new bundle of the command (another build: its main.js another time).

@@ -636,6 +636,29 @@ describe.each([
               r.internal.filter((m) => m.includes('crypto')),
               args.join(' '),
             ).toEqual([]);
+            // Nor the SHA-256 in JS while no variable the config names is set: the verbs file is named
+            // by a hash of the path (key-parts.ts `pathNameHash`) and nothing else is hashed.
+            expect([...modulesLoaded(r)].filter((m) => /sha256-js|@noble\/hashes/.test(m))).toEqual([]);
+            // The bundle's chunks it loads: the verb cache's entry, the error words, the verbs' own chunk,
+            // the store's, the bundler's runtime and the clock (13 before they were grouped:
+            // scripts/build-cli.mjs; each chunk loaded apart costs ~1 ms of CPU).
+            if (kind === 'bundle')
+              expect(
+                r.urls.filter((u) => u.includes('/out/cli/')).length,
+                args.join(' '),
+              ).toBeLessThanOrEqual(6);
+          }
+          // With a variable the config names set (the sample's `env:TOOLSMITH_SHOP_TOKEN`), the digest
+          // key's signature holds its SHA-256: in JS, still no node:crypto, and the same answer.
+          const secret = { ...cache, TOOLSMITH_SHOP_TOKEN: 'tok-settled-123' };
+          const full2 = loads(mainEntry, args, undefined, secret);
+          for (let i = 0; i < 2; i++) {
+            const r = loads('', args, start, secret);
+            expect(r.out, args.join(' ')).toBe(full2.out);
+            expect(r.err, args.join(' ')).toBe(full2.err);
+            expect([...modulesLoaded(r)]).toContain('src-main/cli/store-verbs.ts');
+            expect([...modulesLoaded(r)].some((m) => /sha256-js|@noble\/hashes/.test(m))).toBe(true);
+            expect(r.internal.filter((m) => m.includes('crypto'))).toEqual([]);
           }
         }
       } finally {

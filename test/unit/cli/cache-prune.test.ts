@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pathNameHash } from '../../../src-main/cli/key-parts.ts';
 import { nodeBin, runCommand } from '../../support/toolsmith-process.ts';
 import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
 
@@ -17,6 +18,8 @@ let other: string;
 let gone: string;
 let dir: string;
 const hash = (workspace: string) => createHash('sha256').update(workspace).digest('hex').slice(0, 16);
+/** The verbs files' name part (verb-cache.ts `verbsFileName`). */
+const vhash = (workspace: string) => pathNameHash(workspace);
 const DAY = 86_400_000;
 
 /** The CLI with `cache` as its XDG cache folder. */
@@ -60,10 +63,10 @@ describe('the CLI cache folder', () => {
     const cache = join(dir, 'used');
     const stale = [
       entry(cache, `sandboxes-${hash(gone)}.json`, JSON.stringify({ version: 3, workspace: gone })),
-      entry(cache, `verbs-${hash(gone)}.json`, JSON.stringify({ version: 1, workspace: gone, answers: [] })),
+      entry(cache, `verbs-${vhash(gone)}.json`, JSON.stringify({ version: 1, workspace: gone, answers: [] })),
       entry(
         cache,
-        `verbs-${hash(other)}.json`,
+        `verbs-${vhash(other)}.json`,
         JSON.stringify({ version: 1, workspace: other, answers: [] }),
         40,
       ),
@@ -72,7 +75,7 @@ describe('the CLI cache folder', () => {
     ];
     const kept = [
       entry(cache, `sandboxes-${hash(other)}.json`, JSON.stringify({ version: 3, workspace: other }), 2),
-      entry(cache, `verbs-${hash(ws)}.json.4243.tmp`, '{'),
+      entry(cache, `verbs-${vhash(ws)}.json.4243.tmp`, '{'),
       entry(cache, 'verbs-help.json', '{}', 90),
       entry(cache, 'notes.txt', 'theirs', 90),
     ];
@@ -82,12 +85,12 @@ describe('the CLI cache folder', () => {
     for (const s of stale) expect(names, s).not.toContain(s);
     for (const k of kept) expect(names, k).toContain(k);
     // The verb's own entries were written (and kept), and its next call answers from them the same.
-    expect(names).toContain(`verbs-${hash(ws)}.json`);
+    expect(names).toContain(`verbs-${vhash(ws)}.json`);
     expect(names).toContain(`sandboxes-${hash(ws)}.json`);
     expect(await cli(cache, 'sandboxes')).toEqual(clean);
 
     // At most once a day: another miss within the day leaves a new stale entry alone...
-    const later = entry(cache, `verbs-${hash(gone)}.json`, JSON.stringify({ version: 1, workspace: gone }));
+    const later = entry(cache, `verbs-${vhash(gone)}.json`, JSON.stringify({ version: 1, workspace: gone }));
     expect((await cli(cache, 'sandboxes', '--json')).code).toBe(0);
     expect(readdirSync(join(cache, 'toolsmith'))).toContain(later);
     // ...and the first miss a day after the last prune removes it.

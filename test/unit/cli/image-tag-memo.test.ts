@@ -9,7 +9,6 @@
  * Each check poisons the kept tags first: a memo wrongly taken would give the poisoned tag.
  */
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import {
   appendFileSync,
   chmodSync,
@@ -27,7 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { memoizedImageTag } from '../../../src-main/cli/image-tag-memo.ts';
 import { SETTLE_MS } from '../../../src-main/cli/key-parts.ts';
-import { memoFor } from '../../../src-main/cli/verb-cache.ts';
+import { memoFor, verbsFileName } from '../../../src-main/cli/verb-cache.ts';
 import {
   buildForkLoop,
   FORK_LOOP_SOURCE,
@@ -85,8 +84,7 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const verbsFile = () =>
-  join(cache, 'toolsmith', `verbs-${createHash('sha256').update(ws).digest('hex').slice(0, 16)}.json`);
+const verbsFile = () => join(cache, 'toolsmith', verbsFileName(ws));
 
 interface Memo {
   signature: string;

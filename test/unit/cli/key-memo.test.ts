@@ -17,6 +17,7 @@ import {
   packageVersion,
   verbKey,
   verbParts,
+  verbsFileName,
 } from '../../../src-main/cli/verb-cache.ts';
 import { configDigestKey } from '../../../src-main/cli/config-digest.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
@@ -40,13 +41,9 @@ afterAll(() => {
   rmSync(cache, { recursive: true, force: true });
 });
 
-/** The workspace's verbs file in the cache folder (named by the SHA-256 of its path). */
+/** The workspace's verbs file in the cache folder (named by a hash of its path). */
 function verbsFile(): { file: string; json: { keys?: { signature: string; key: string }[] } } {
-  const file = join(
-    cache,
-    'toolsmith',
-    `verbs-${createHash('sha256').update(ws).digest('hex').slice(0, 16)}.json`,
-  );
+  const file = join(cache, 'toolsmith', verbsFileName(ws));
   return {
     file,
     json: JSON.parse(readFileSync(file, 'utf8')) as { keys?: { signature: string; key: string }[] },
