@@ -32,8 +32,9 @@ let js: typeof Sha256Js | undefined;
  * Loads the SHA-256 in JS for `sha256Hex`: for a short text it costs far less than loading node:crypto
  * (~1-2 ms against ~12-15; for a workspace's ~10 KB of files it would cost more, which is why the keys
  * themselves are hashed by node:crypto). The paths answered before main that can hash nothing else call
- * it (store-verbs.ts: `runs list`, `template list`; pool-status-early.ts: `pool status`, whose image
- * tags come from a memo once the install has settled, image-tag-memo.ts).
+ * it (store-verbs.ts: `runs list`, `template list`, only when a variable the config names is set, whose
+ * value's hash is in the digest key's signature; pool-status-early.ts: `pool status`, whose image tags
+ * come from a memo once the install has settled, image-tag-memo.ts).
  */
 export async function loadJsSha256(): Promise<void> {
   if (js) return;

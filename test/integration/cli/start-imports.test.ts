@@ -606,8 +606,8 @@ describe.each([
 
 /**
  * Nor node:crypto (~18 of Node's own modules, ~12-15 ms of CPU) once the workspace's files have settled:
- * the digest's key is given from its memo (verb-cache.ts `memoizedKey`), the cache files named by a
- * SHA-256 in JS (key-parts.ts). test/unit/cli/key-memo.test.ts shows that any change hashes again.
+ * the digest's key is given from its memo (verb-cache.ts `memoizedKey`), the verbs file named by FNV-1a
+ * of the path (key-parts.ts `pathNameHash`), a set secret's value hashed by the SHA-256 in JS. test/unit/cli/key-memo.test.ts shows that any change hashes again.
  */
 describe.each([
   ['sources', () => join(root, 'bin/start.mjs'), ENTRIES.sources],
