@@ -29,6 +29,7 @@ import type { ToolsmithOutput } from '../../support/toolsmith-process.ts';
 import { copyWorkspace, sampleWorkspace } from '../../support/workspace.ts';
 import { mountSmallDisk } from './support/small-disk.ts';
 import type { SmallDisk } from './support/small-disk.ts';
+import { stderrSaid } from './support/stderr-said.ts';
 
 const U1 = 'What is the name of user u1?';
 const U3 = 'What is the name of user u3?';
@@ -219,17 +220,6 @@ async function startSuite(svc: ToolsmithService): Promise<{ suiteRun: string; pr
   return { suiteRun: started.value.suiteRun, progress };
 }
 
-/** What the process writes on stderr from now on (still written through), line by line as written. */
-function stderrLines(): string[] {
-  const said: string[] = [];
-  const write = process.stderr.write.bind(process.stderr);
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    said.push(String(chunk));
-    return write(chunk);
-  });
-  return said;
-}
-
 /** A run store of its own on the small disk (in the folder `name`) and its suite store. */
 function stores(name: string): { file: string; store: RunStore; suites: SuiteStore } {
   const file = join(disk.root, name, 'runs.db');
@@ -243,7 +233,7 @@ describe("the service's suite run (the workbench, run_suite) on a disk that fill
 
   it('ends with its verdicts while the disk is full (the view reads the held writes); they are written once space returns; a new suite run is refused as infra naming the file', async () => {
     const ws = workspace('service');
-    const said = stderrLines();
+    const said = stderrSaid();
     llm.responder = (req) => {
       if (taskOf(req) !== U1) return undefined;
       disk.fill();
@@ -398,7 +388,7 @@ describe("the workbench's runs of a suite run while a case run's tag is held", (
 
 describe('the suite store on a full disk', () => {
   it("holds a case run's tag, its results and the suite run's end in order with the run events, reads them, and writes them once space returns", () => {
-    const said = stderrLines();
+    const said = stderrSaid();
     const { file, store, suites } = stores('direct');
     let suiteRun = '';
     let runId = '';
@@ -505,7 +495,7 @@ describe('the suite store on a full disk', () => {
   });
 
   it('a held run event the store refuses for another reason (its run deleted by another process) blocks nothing held after it, and is named with its cause', () => {
-    const said = stderrLines();
+    const said = stderrSaid();
     const { file, store, suites } = stores('refused');
     const suiteRun = suites.create(spec);
     const gone = store.createRun(runStarted('deleted meanwhile'));

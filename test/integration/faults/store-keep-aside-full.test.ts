@@ -13,6 +13,8 @@ import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { RunStore } from '../../../src-main/infra/store/run-store.ts';
 import { runStarted } from '../../support/run-records.ts';
 import { copyGoingOn } from './support/copy-going-on.ts';
+import { otherStore } from './support/other-store.ts';
+import { stderrSaid } from './support/stderr-said.ts';
 import { mountSmallDisk, type SmallDisk } from './support/small-disk.ts';
 
 let root: string;
@@ -23,12 +25,7 @@ beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), 'toolsmith-keep-aside-full-'));
   tmpfs = mountSmallDisk('toolsmith-keep-aside-full-disk-', 4);
   disk = tmpfs.root;
-  said = [];
-  const write = process.stderr.write.bind(process.stderr);
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    said.push(String(chunk));
-    return write(chunk);
-  });
+  said = stderrSaid();
 });
 afterEach(() => {
   vi.restoreAllMocks();
@@ -36,19 +33,8 @@ afterEach(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
-/** Another workspace's store (its own id), closed, with one ended run: what is copied over the live one. */
-function otherStore(): string {
-  mkdirSync(join(root, 'other', '.toolsmith'), { recursive: true });
-  const path = join(root, 'other', '.toolsmith', 'runs.db');
-  const other = new RunStore(path);
-  const id = other.createRun(runStarted('a run of the other store'));
-  other.append(id, 'run_finished', { status: 'failed', error: 'e' });
-  other.close();
-  return path;
-}
-
 it('a close during a copy whose disk fills between two runs’ exports names only the run lost, leaves no partial file, and says where the others are', async () => {
-  const foreign = otherStore();
+  const foreign = otherStore(root);
   mkdirSync(join(disk, 'ws', '.toolsmith'), { recursive: true });
   const file = join(disk, 'ws', '.toolsmith', 'runs.db');
   const store = new RunStore(file);

@@ -5,7 +5,7 @@
  * and answer the content copied in, as the suite runner's own reads do; a read refused says it is a
  * read. Before, each was refused at once as an `internal` error saying "nothing was written".
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -15,10 +15,13 @@ import { dispatch } from '../../../src-main/app/handlers.ts';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
 import { runContextText } from '../../../src-main/mcp/mcp-runs.ts';
 import type { ApiResult } from '../../../src-main/contract/api.ts';
-import { RunStore, StoreOverwrittenError } from '../../../src-main/infra/store/run-store.ts';
+import type { RunStore } from '../../../src-main/infra/store/run-store.ts';
+import { StoreOverwrittenError } from '../../../src-main/infra/store/run-store.ts';
 import { POLL_MS } from '../../support/budgets.ts';
 import { runStarted } from '../../support/run-records.ts';
 import { copyGoingOn } from './support/copy-going-on.ts';
+import { otherStore } from './support/other-store.ts';
+import { stderrSaid } from './support/stderr-said.ts';
 import { copyWorkspace, sampleWorkspace } from '../../support/workspace.ts';
 import { startWebServer } from '../../../src-main/web/server.ts';
 
@@ -26,28 +29,12 @@ let dir: string;
 let said: string[];
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'toolsmith-overwrite-reads-'));
-  said = [];
-  const write = process.stderr.write.bind(process.stderr);
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    said.push(String(chunk));
-    return write(chunk);
-  });
+  said = stderrSaid();
 });
 afterEach(() => {
   vi.restoreAllMocks();
   rmSync(dir, { recursive: true, force: true });
 });
-
-/** Another workspace's store (its own id), closed, with one ended run: what is copied over the live one. */
-function otherStore(): string {
-  mkdirSync(join(dir, 'other', '.toolsmith'), { recursive: true });
-  const path = join(dir, 'other', '.toolsmith', 'runs.db');
-  const other = new RunStore(path);
-  const id = other.createRun(runStarted('a run of the other store'));
-  other.append(id, 'run_finished', { status: 'failed', error: 'e' });
-  other.close();
-  return path;
-}
 
 /** Whether `p` has settled by the time the event loop has turned for `ms`. */
 async function settledWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
@@ -73,7 +60,7 @@ async function underCopy(
     c: ReturnType<typeof copyGoingOn>;
   }) => Promise<void>,
 ): Promise<void> {
-  const foreign = otherStore();
+  const foreign = otherStore(dir);
   const ws = join(dir, 'ws');
   copyWorkspace(sampleWorkspace, ws);
   const svc = ToolsmithService.open(ws);

@@ -22,6 +22,7 @@ import { runStarted } from '../../support/run-records.ts';
 import { requireDocker } from '../../support/sandbox.ts';
 import { fence, ORACLE, scriptedConfig, taskOf } from '../../support/suite-oracle.ts';
 import { repoRoot, tempWorkspace } from '../../support/workspace.ts';
+import { stderrSaid } from './support/stderr-said.ts';
 
 let llm: LlmServer;
 let ws: string;
@@ -53,12 +54,7 @@ describe('a suite run while runs.db is being overwritten in place', () => {
     theirs.close();
     const file = join(ws, '.toolsmith', 'runs.db');
 
-    const said: string[] = [];
-    const write = process.stderr.write.bind(process.stderr);
-    vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      said.push(String(chunk));
-      return write(chunk);
-    });
+    const said = stderrSaid();
     const svc = ToolsmithService.open(ws, { sandboxFactory: createSandboxManager });
     let copier: ChildProcess | undefined;
     let suiteRun = '';

@@ -32,6 +32,8 @@ import { knownSecrets } from '../../../src-main/core/records/redact.ts';
 import { POLL_MS } from '../../support/budgets.ts';
 import { runStarted } from '../../support/run-records.ts';
 import { copyGoingOn } from './support/copy-going-on.ts';
+import { otherStore } from './support/other-store.ts';
+import { stderrSaid } from './support/stderr-said.ts';
 import { repoRoot } from '../../support/workspace.ts';
 
 let dir: string;
@@ -39,12 +41,7 @@ let said: string[];
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'toolsmith-overwrite-'));
   mkdirSync(join(dir, 'ws', '.toolsmith'), { recursive: true });
-  said = [];
-  const write = process.stderr.write.bind(process.stderr);
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    said.push(String(chunk));
-    return write(chunk);
-  });
+  said = stderrSaid();
 });
 afterEach(() => {
   vi.restoreAllMocks();
@@ -104,16 +101,6 @@ function olderCopy(store: RunStore): string {
   for (let i = 0; i < 200; i++) wholeRun(store, `${'y'.repeat(3000)} ${i}`);
   sql(file(), 'PRAGMA wal_checkpoint(PASSIVE);');
   return backup;
-}
-
-/** Another workspace's store (its own id), closed, with one run: what is copied over the live one. */
-function otherStore(): string {
-  mkdirSync(join(dir, 'other', '.toolsmith'), { recursive: true });
-  const path = join(dir, 'other', '.toolsmith', 'runs.db');
-  const other = new RunStore(path);
-  wholeRun(other, 'a run of the other store');
-  other.close();
-  return path;
 }
 
 /** support/store-churn.ts on the store: a second process recording a run every 10 ms for `ms`. */
@@ -405,7 +392,7 @@ describe('runs.db shrinking or overwritten under a live process', () => {
   }, 60_000);
 
   it('a run that ends while the overwrite is waited for is carried to the new content', async () => {
-    const foreign = otherStore();
+    const foreign = otherStore(dir);
     const store = new RunStore(file());
     try {
       const ending = store.createRun(runStarted('ends right after the overwrite'));
@@ -426,7 +413,7 @@ describe('runs.db shrinking or overwritten under a live process', () => {
   }, 60_000);
 
   it('a run that ends in the same millisecond as the last look at the files is carried too (its end held, never forgotten)', async () => {
-    const foreign = otherStore();
+    const foreign = otherStore(dir);
     const store = new RunStore(file());
     try {
       // The clock held still: the look before the copy, the copy, and the run's end all in one
@@ -450,7 +437,7 @@ describe('runs.db shrinking or overwritten under a live process', () => {
   }, 60_000);
 
   it("writes made while the overwrite is waited for are held (a run's events, template counts) or refused naming why, never put in the log the reopen empties", async () => {
-    const foreign = otherStore();
+    const foreign = otherStore(dir);
     const source = new RunStore(join(dir, 'source.db'));
     const doc = source.export(wholeRun(source, 'an imported run'));
     source.close();
@@ -484,7 +471,7 @@ describe('runs.db shrinking or overwritten under a live process', () => {
   }, 60_000);
 
   it('a statement while a copy is still going on is answered at once: the process answers other requests meanwhile, and what it held is written once the copy is done', async () => {
-    const foreign = otherStore();
+    const foreign = otherStore(dir);
     const store = new RunStore(file());
     // Another request to this process: a real HTTP server on the loopback, answered by its event loop.
     const server = createServer((_, res) => res.end('pong'));
@@ -538,7 +525,7 @@ describe('runs.db shrinking or overwritten under a live process', () => {
   }, 60_000);
 
   it('a write within 50 ms of a check that did not see the overwrite looks at the file first: held or refused, never lost', async () => {
-    const foreign = otherStore();
+    const foreign = otherStore(dir);
     const source = new RunStore(join(dir, 'source.db'));
     const doc = source.export(wholeRun(source, 'an imported run'));
     source.close();
@@ -626,7 +613,7 @@ describe('runs.db shrinking or overwritten under a live process', () => {
   }, 60_000);
 
   it("a run that ended before another store was copied over, its end only in the log the reopen empties, is kept aside as an export, not put in the other store's content", async () => {
-    const foreign = otherStore();
+    const foreign = otherStore(dir);
     const store = new RunStore(file());
     let ended = '';
     try {
@@ -661,7 +648,7 @@ describe('runs.db shrinking or overwritten under a live process', () => {
   it('runs kept aside are redacted as an export is, in a folder of their own even when one of the same time is there', async () => {
     // (a key learnt after the run was recorded: `runs export` leaves it out, and so must a keep aside)
     const secret = 'sk-learnt-after-the-run-0123456789';
-    const foreign = otherStore();
+    const foreign = otherStore(dir);
     // (the clock held: an earlier keep aside, of this process or another, made its folder at this time)
     vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-01-02T03:04:05.678Z') });
     const before = `${file()}.log-2026-01-02T03-04-05-678Z`;
@@ -696,7 +683,7 @@ describe('runs.db shrinking or overwritten under a live process', () => {
   }, 60_000);
 
   it('a close while a copy still goes on over the store keeps the runs in flight and those whose end was only in the log it empties beside the store, as exports', async () => {
-    const foreign = otherStore();
+    const foreign = otherStore(dir);
     const store = new RunStore(file());
     const copier = copyGoingOn(foreign, file());
     let ended = '';
@@ -731,7 +718,7 @@ describe('runs.db shrinking or overwritten under a live process', () => {
   }, 60_000);
 
   it('a run deleted here, or imported here, is never written back by an overwrite', async () => {
-    const foreign = otherStore();
+    const foreign = otherStore(dir);
     const store = new RunStore(file());
     try {
       const doc = JSON.parse(readFileSync(join(repoRoot, 'test/fixtures/runs/run-v1.json'), 'utf8')) as {
@@ -756,7 +743,7 @@ describe('runs.db shrinking or overwritten under a live process', () => {
   }, 60_000);
 
   it("the overwrite's line says whose commits the emptied log held: this process's kept, another live process's its own to write again, an ended one's lost", async () => {
-    const foreign = otherStore();
+    const foreign = otherStore(dir);
     const store = new RunStore(file());
     // Another live process with the store open (its watch off: it never acts on the copy itself).
     const holder = join(dir, 'holder.mjs');
