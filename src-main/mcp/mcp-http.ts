@@ -68,6 +68,58 @@ function requestsIn(body: unknown): number {
   return Array.isArray(body) ? body.filter(isRequest).length : isRequest(body) ? 1 : 0;
 }
 
+/**
+ * The JSON-RPC methods that only read (the run resources' list and read go to the run store, and wait
+ * through a copy over it: infra/store/read-through.ts). One whose HTTP client goes away before its answer
+ * is cancelled (as by the client's `notifications/cancelled`): the transport keeps no event store, so the
+ * answer could reach no one, and its read stops asking the store. A tool call is not: the MCP spec does
+ * not take a dropped connection for a cancel, and a run it started goes on and is recorded.
+ */
+const READ_METHODS = new Set([
+  'resources/list',
+  'resources/read',
+  'resources/templates/list',
+  'tools/list',
+  'prompts/list',
+  'prompts/get',
+]);
+
+/** The ids of the read requests (READ_METHODS) a POST body holds. */
+function readIdsIn(body: unknown): (string | number)[] {
+  return (Array.isArray(body) ? body : [body]).flatMap((m: unknown) => {
+    if (!m || typeof m !== 'object') return [];
+    const { method, id } = m as { method?: unknown; id?: unknown };
+    return typeof method === 'string' &&
+      READ_METHODS.has(method) &&
+      (typeof id === 'string' || typeof id === 'number')
+      ? [id]
+      : [];
+  });
+}
+
+/**
+ * Cancels the read requests of `body` (readIdsIn) when `res` closes before it was answered (the client's
+ * connection gone): the session's server gets the `notifications/cancelled` the client did not send,
+ * which aborts each request's signal (the SDK's own path for a cancel).
+ */
+function cancelReadsWhenGone(
+  transport: StreamableHTTPServerTransport,
+  res: ServerResponse,
+  body: unknown,
+): void {
+  const ids = readIdsIn(body);
+  if (ids.length === 0) return;
+  res.once('close', () => {
+    if (res.writableFinished) return;
+    for (const requestId of ids)
+      transport.onmessage?.({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId, reason: 'the HTTP client went away before the answer' },
+      });
+  });
+}
+
 function tokenMatches(header: string | undefined, token: string): boolean {
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
   if (!m?.[1]) return false;
@@ -195,6 +247,7 @@ export async function startMcpHttp(svc: ToolsmithService, opts: McpHttpOptions):
       const read = await readJson(req);
       if ('error' in read) return refuse(res, read.status, read.error);
       session.calls += requestsIn(read.value);
+      cancelReadsWhenGone(session.transport, res, read.value);
       return session.transport.handleRequest(req, res, read.value);
     }
     // No session yet: only an initialize may open one (the transport refuses anything else), and only

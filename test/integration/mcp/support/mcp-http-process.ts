@@ -35,7 +35,7 @@ process.once('exit', () => {
 });
 
 /**
- * Starts `toolsmith mcp --http` and waits for its outcome: the URL line (started) or its exit (the
+ * Starts `toolsmith mcp --http` (`bin`: the launcher, by default the command as installed) and waits for its outcome: the URL line (started) or its exit (the
  * reason is on stderr). No clock of its own: a start that takes long on a loaded machine is waited for
  * (the calling hook's budget ends one that hangs); a fixed 60 s here once killed a server still starting
  * beside other files, and the whole file failed with "did not start".
@@ -44,8 +44,9 @@ export function startMcpHttpProcess(
   ws: string,
   args: string[] = [],
   env: Record<string, string> = {},
+  bin?: string,
 ): Promise<McpHttpProcess> {
-  const [cmd, argv] = toolsmithArgv(ws, ['mcp', '--http', ...args]);
+  const [cmd, argv] = toolsmithArgv(ws, ['mcp', '--http', ...args], bin);
   const child: ChildProcess = spawn(cmd, argv, {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
