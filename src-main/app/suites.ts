@@ -16,7 +16,7 @@ import { stringify as stringifyToml } from 'smol-toml';
 import { parseSuite } from '../infra/workspace/suite-toml.ts';
 import type { Assertion, CaseInstance, Suite, SuiteProblem } from '../core/suites/schema.ts';
 import { SuiteStore } from '../infra/store/suite-store.ts';
-import { DiskFullError } from '../infra/store/run-store.ts';
+import { DiskFullError, StoreOverwrittenError } from '../infra/store/run-store.ts';
 import { readThroughOverwrite as readThrough } from '../infra/store/read-through.ts';
 import type { SuiteProgress, SuiteRunFull, SuiteRunSpec, SuiteRunSummary } from '../core/suites/run.ts';
 import type { Request } from '../contract/api.ts';
@@ -130,9 +130,14 @@ const OVERWRITE_WAIT_MS = 60_000;
  * A read of the run store by the suite runner, made again every 100 ms while `runs.db` is being
  * overwritten in place (infra/store/read-through.ts), for at most OVERWRITE_WAIT_MS. Before, a case
  * whose run ended during a copy read as an infrastructure error ("the case could not start: the run
- * store ... is being overwritten in place ...") and the suite run ended `error`.
+ * store ... is being overwritten in place ...") and the suite run ended `error`. `signal`: the suite
+ * run's own (aborted by a cancel: `suites.cancel`, the MCP `run_suite` call cancelled, the service
+ * closing at `serve`'s or `eval`'s stop signal), which ends the wait at once with the last refusal.
+ * Before, a cancelled suite run went on asking the store every 100 ms for up to 60 s, and a close
+ * waited 15 s for it.
  */
-const readThroughOverwrite = <T>(read: () => T): Promise<T> => readThrough(read, OVERWRITE_WAIT_MS);
+const readThroughOverwrite = <T>(read: () => T, signal: AbortSignal): Promise<T> =>
+  readThrough(read, OVERWRITE_WAIT_MS, signal);
 
 /** Parses a suite; problems (TOML, schema, predicate validation) carry line numbers. */
 export function checkSuiteText(
@@ -433,7 +438,7 @@ export class SuiteService {
         const job = jobs[next++] as Job;
         progress.running++;
         report(); // a case started: "N running" counts every worker busy, not one less
-        const result = await this.runCase(suite, job, gated(job.provider), suiteRun, runIds);
+        const result = await this.runCase(suite, job, gated(job.provider), suiteRun, runIds, abort.signal);
         progress.running--;
         if (abort.signal.aborted && result.status === 'cancelled') continue;
         this.store.addResult(suiteRun, result);
@@ -444,33 +449,45 @@ export class SuiteService {
         report(result);
       }
     };
+    let finished = false;
     const done = (async () => {
       try {
         await Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, worker));
-        const view = await readThroughOverwrite(() => this.get(suiteRun));
-        const m = view.matrix.overall;
+        // A cancel ends the wait for a copy over the store (no view then): the end is `cancelled` all the
+        // same, a write held until the copy is acted on.
+        const view = abort.signal.aborted
+          ? undefined
+          : await readThroughOverwrite(() => this.get(suiteRun), abort.signal).catch((e: unknown) => {
+              if (abort.signal.aborted) return undefined;
+              throw e;
+            });
+        const m = view?.matrix.overall;
         // Failed cells make the run failed; cells that only hit infrastructure errors make it an error.
-        const status = abort.signal.aborted
-          ? 'cancelled'
-          : m.met === m.cells && view.results.length === jobs.length
-            ? 'passed'
-            : m.cells - m.met - m.errors > 0 || view.results.length !== jobs.length
-              ? 'failed'
-              : 'error';
-        const firstInfra = view.results.find((r) => r.infra !== undefined)?.infra;
+        const status =
+          !view || !m || abort.signal.aborted
+            ? 'cancelled'
+            : m.met === m.cells && view.results.length === jobs.length
+              ? 'passed'
+              : m.cells - m.met - m.errors > 0 || view.results.length !== jobs.length
+                ? 'failed'
+                : 'error';
+        const firstInfra = view?.results.find((r) => r.infra !== undefined)?.infra;
         if (status === 'error')
           this.store.finish(
             suiteRun,
             status,
-            `${m.errors} case(s) could not be judged (infrastructure): ${firstInfra ?? ''}`,
+            `${m?.errors ?? 0} case(s) could not be judged (infrastructure): ${firstInfra ?? ''}`,
           );
         else this.store.finish(suiteRun, status);
+        finished = true;
         progress.status = status;
         report();
-        return await readThroughOverwrite(() => this.get(suiteRun));
+        // (a cancelled suite run's view, when the store can be read at once; else the copy's refusal)
+        return await readThroughOverwrite(() => this.get(suiteRun), abort.signal);
       } catch (e) {
         try {
-          this.store.finish(suiteRun, 'error', errorMessage(e));
+          // (not over a cancelled end already written: only the view after it could not be read)
+          if (!finished) this.store.finish(suiteRun, 'error', errorMessage(e));
         } catch {
           // A full disk refuses this too; `e` (the first write that failed) is the cause to report.
         }
@@ -485,9 +502,14 @@ export class SuiteService {
     return { suiteRun, done };
   }
 
-  /** Cancels a running suite run: no new case starts and running cases are cancelled. */
+  /**
+   * Cancels a running suite run: no new case starts and running cases are cancelled. Its whole id is
+   * found among the suite runs in flight without asking the store: before, the id was resolved in the
+   * store first, which refuses reads while a copy goes on over it, so a cancel (the workbench's, the
+   * service's close) then failed with the copy's StoreOverwrittenError and the suite run went on.
+   */
   cancel(idOrPrefix: string): boolean {
-    const a = this.active.get(this.resolveId(idOrPrefix));
+    const a = this.active.get(idOrPrefix) ?? this.active.get(this.resolveId(idOrPrefix));
     if (!a) return false;
     a.abort.abort();
     for (const id of a.runIds) this.runs.cancel(id);
@@ -500,6 +522,7 @@ export class SuiteService {
     provider: LlmProvider,
     suiteRun: string,
     runIds: Set<string>,
+    signal: AbortSignal,
   ): Promise<CaseResult> {
     const t0 = performance.now();
     const base = {
@@ -530,7 +553,7 @@ export class SuiteService {
       const outcome = await started.done;
       const tDone = performance.now();
       runIds.delete(id);
-      const events = await readThroughOverwrite(() => this.runs.store.events(id));
+      const events = await readThroughOverwrite(() => this.runs.store.events(id), signal);
       // Its end never recorded (its events refused past the bound of what a full disk lets this process
       // hold): the record cannot be judged, and says so with why, as an infrastructure error. Before, it
       // read as interrupted "its process ended", which it did not.
@@ -584,10 +607,10 @@ export class SuiteService {
         suiteMs: tStarted - t0 + (performance.now() - tDone),
       };
     } catch (e) {
-      return {
+      const unjudged = (status: 'cancelled' | 'error', infra?: string): CaseResult => ({
         ...base,
         runId,
-        status: 'error',
+        status,
         passed: false,
         attempts: 0,
         promptTokens: 0,
@@ -596,9 +619,13 @@ export class SuiteService {
         latencyMs: Math.round(performance.now() - t0),
         verdicts: [],
         error: errorMessage(e),
-        infra: `the case could not start: ${errorMessage(e)}`,
+        ...(infra !== undefined ? { infra } : {}),
         finishedAt: Date.now(),
-      };
+      });
+      // Its record unread because the suite run was cancelled meanwhile (the wait for a copy over the
+      // store ended): not judged, as a case cancelled is not.
+      if (signal.aborted && e instanceof StoreOverwrittenError) return unjudged('cancelled');
+      return unjudged('error', `the case could not start: ${errorMessage(e)}`);
     }
   }
 

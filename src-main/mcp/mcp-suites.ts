@@ -27,16 +27,21 @@ export function registerSuiteTools(server: McpServer, svc: ToolsmithService): vo
         concurrency: z.number().int().min(1).max(64).optional(),
       },
     }),
-    async ({ suite, models, repeat, concurrency }) => {
+    async ({ suite, models, repeat, concurrency }, extra) => {
       try {
         const suites = await svc.suites();
-        const { done } = await suites.start({
+        const { suiteRun, done } = await suites.start({
           suite,
           ...(models?.length ? { models } : {}),
           ...(repeat !== undefined ? { repeat } : {}),
           ...(concurrency !== undefined ? { concurrency } : {}),
         });
-        const v = await done;
+        // The call cancelled (`notifications/cancelled`, the session gone): so is its suite run, as a
+        // `code` call's run is (its cases' runs, and its reads of the run store: app/suites.ts).
+        const cancel = () => void suites.cancel(suiteRun);
+        if (extra.signal.aborted) cancel();
+        extra.signal.addEventListener('abort', cancel, { once: true });
+        const v = await done.finally(() => extra.signal.removeEventListener('abort', cancel));
         const answer = {
           suiteRun: v.id,
           status: v.status,
