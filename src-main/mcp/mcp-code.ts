@@ -6,6 +6,7 @@
 import type { ApprovalAsk } from '../core/tools/approval.ts';
 import { ToolsmithError } from '../app/errors.ts';
 import type { LiveEvent, RunService, StartedRun } from '../app/runs.ts';
+import { readThroughOverwrite } from '../infra/store/read-through.ts';
 import type { RunOutcome } from '../core/orchestrator/orchestrator.ts';
 import type { ToolsmithService } from '../app/service.ts';
 import { formatExecutionFailure } from '../core/script/generator.ts';
@@ -223,7 +224,8 @@ export async function runCodeTool(
       : {}),
   });
   const outcome = await cancelledWith(signal, runs, started);
-  const attempt = runs.get(outcome.runId).attempts[0];
+  // (through a copy going on over the store, until the call is cancelled: read-through.ts)
+  const attempt = (await readThroughOverwrite(() => runs.get(outcome.runId), undefined, signal)).attempts[0];
   const validation = attempt?.validation;
   if (validation && !validation.valid)
     return {

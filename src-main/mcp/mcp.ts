@@ -39,6 +39,7 @@ import { registerSuiteTools } from './mcp-suites.ts';
 import { nearTool, unknownToolAnswer } from './mcp-unknown-tool.ts';
 import { SERVER_INSTRUCTIONS, toolConfig } from './mcp-meta.ts';
 import { registerRunResources, runContextText } from './mcp-runs.ts';
+import { readThroughOverwrite } from '../infra/store/read-through.ts';
 import { errorMessage } from '../core/errors.ts';
 import { errorHints } from '../app/error-hints.ts';
 import { knownSecrets } from '../core/records/redact.ts';
@@ -419,13 +420,15 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
         await progress.settled();
         // The tool calls of the last script that ran which failed, with the tool's own message (as
         // `execute_code` answers them): a failed run's error says only how the script ended.
-        const last = [...runs.get(outcome.runId).attempts].reverse().find((a) => a.execution);
+        // (through a copy going on over the store, until the call is cancelled: read-through.ts)
+        const record = await readThroughOverwrite(() => runs.get(outcome.runId), undefined, extra.signal);
+        const last = [...record.attempts].reverse().find((a) => a.execution);
         // The outcome as data, and the run as the compact XML an agent keeps for its next turn.
         const answer = structured(
           { ...outcome, ...failedCalls(last?.execution?.toolCalls ?? []) },
           outcome.status !== 'succeeded',
         );
-        answer.content.push({ type: 'text', text: await runContextText(svc, outcome.runId) });
+        answer.content.push({ type: 'text', text: await runContextText(svc, outcome.runId, extra.signal) });
         return answer;
       }),
   );
@@ -647,7 +650,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
           elicitApproval(extra),
         );
         const out = structured(answer, answer.status !== 'succeeded');
-        out.content.push({ type: 'text', text: await runContextText(svc, answer.runId) });
+        out.content.push({ type: 'text', text: await runContextText(svc, answer.runId, extra.signal) });
         return out;
       }),
   );
