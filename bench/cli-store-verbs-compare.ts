@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RunStore } from '../src-main/infra/store/run-store.ts';
+import { runStarted } from '../test/support/run-records.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const OLD = process.env['OLD_PREFIX'];
@@ -41,16 +42,7 @@ function sample(dir: string): void {
 function seed(dir: string): void {
   const store = new RunStore(join(dir, '.toolsmith', 'runs.db'));
   const run = (task: string, model: string, end?: 'succeeded' | 'failed') => {
-    const id = store.createRun({
-      task,
-      sandbox: 'ecommerce',
-      mode: 'plan',
-      language: 'python',
-      maxRetries: 3,
-      maxSteps: 8,
-      provider: 'local',
-      model,
-    });
+    const id = store.createRun(runStarted(task, { provider: 'local', model }));
     if (end)
       store.append(
         id,

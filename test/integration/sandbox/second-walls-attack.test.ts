@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExecutionResult } from '../../../src-main/core/sandbox/execution.ts';
+import { jsJobs } from './support/js-job.ts';
 import type { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
 import { bubblewrapFactory, dockerFactory, oneWorker, testBackend } from '../../support/sandbox.ts';
 import type { TestFactory } from '../../support/sandbox.ts';
@@ -180,20 +181,7 @@ const state = () => {
   };
 };
 `;
-  const run = (body: string) =>
-    backend.execute({
-      sandbox: 'jsmarks',
-      runtime: 'node',
-      language: 'js',
-      code: SYS + body,
-      bodyStartLine: 1,
-      tools: {},
-      timeoutMs: 30_000,
-    });
-  const data = (r: ExecutionResult) => {
-    expect(r.error, JSON.stringify(r.error)).toBeUndefined();
-    return r.data as Record<string, unknown>;
-  };
+  const { run, data } = jsJobs(() => backend, 'jsmarks', SYS);
 
   it("a job marks the worker and its launcher: the next job's process inherits none of it", async () => {
     const base = data(await run('emitResult(state());\n'));

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExecutionResult } from '../../../src-main/core/sandbox/execution.ts';
+import { jsJobs } from './support/js-job.ts';
 import type { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
 import { bubblewrapFactory, dockerFactory, oneWorker, testBackend } from '../../support/sandbox.ts';
 import type { TestFactory } from '../../support/sandbox.ts';
@@ -174,20 +175,7 @@ describe('the node wipe alone against a locked /tmp and /dev/shm (bubblewrap, JS
     await factory?.dispose();
   });
   const SYS = `const sys = (op, ...args) => { const r = JSON.parse(escaped(op, ...args)); if ('error' in r) throw new Error(r.error); return r.ok; };\n`;
-  const run = (body: string) =>
-    backend.execute({
-      sandbox: 'jslock',
-      runtime: 'node',
-      language: 'js',
-      code: SYS + body,
-      bodyStartLine: 1,
-      tools: {},
-      timeoutMs: 30_000,
-    });
-  const data = (r: ExecutionResult) => {
-    expect(r.error, JSON.stringify(r.error)).toBeUndefined();
-    return r.data as Record<string, unknown>;
-  };
+  const { run, data } = jsJobs(() => backend, 'jslock', SYS);
 
   it('files in a /tmp and /dev/shm the job made mode 000: the next job on the same worker finds none', async () => {
     const a = data(
