@@ -100,11 +100,11 @@ describe('a process killed with SIGKILL mid-run', () => {
     expect(list.err).not.toMatch(/removed \d+ container/);
     expect((await installationContainers(fx.data)).length).toBeGreaterThan(0);
     // ... until the next start of a verb that may run a sandbox (here: pool status), which removes it.
+    // (Two removers race in that start: the verb's sweep, which says "removed N container(s) ...", and
+    // the sandbox factory's own start, which removes leftovers without a word; whichever lists it first
+    // removes it. The line is therefore not asserted here: the container being gone is.)
     const status = await cliProcess(fx.ws, fx.data, ['pool', 'status']).done;
     expect(status.code).toBe(0);
-    expect(status.err).toMatch(
-      /removed \d+ container\(s\) left by stopped Toolsmith processes of this installation/,
-    );
     expect(await installationContainers(fx.data)).toEqual([]);
   }, 240_000);
 });
